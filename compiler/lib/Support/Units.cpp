@@ -1,0 +1,147 @@
+//===- Units.cpp - Unit spellings and conversions -------------------------===//
+#include "rapid/Support/Units.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <array>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace rapid {
+namespace {
+
+struct NamedUnit {
+  std::string_view name;
+  double scale;
+  Dim dim;
+};
+
+// Every atomic spelling. Composite units are "atom/atom" (GB/s, TFLOP/s).
+constexpr std::array<NamedUnit, 29> kUnits{{
+    {"B", 1, Dim::size()},          {"KB", 1e3, Dim::size()},
+    {"MB", 1e6, Dim::size()},       {"GB", 1e9, Dim::size()},
+    {"TB", 1e12, Dim::size()},      {"PB", 1e15, Dim::size()},
+    {"KiB", 1024.0, Dim::size()},   {"MiB", 1048576.0, Dim::size()},
+    {"GiB", 1073741824.0, Dim::size()}, {"TiB", 1099511627776.0, Dim::size()},
+    {"b", 0.125, Dim::size()},      {"Kb", 125.0, Dim::size()},
+    {"Mb", 1.25e5, Dim::size()},    {"Gb", 1.25e8, Dim::size()},
+    {"Tb", 1.25e11, Dim::size()},
+    {"s", 1, Dim::time()},          {"ms", 1e-3, Dim::time()},
+    {"us", 1e-6, Dim::time()},      {"ns", 1e-9, Dim::time()},
+    {"ps", 1e-12, Dim::time()},
+    {"Hz", 1, Dim::frequency()},    {"kHz", 1e3, Dim::frequency()},
+    {"MHz", 1e6, Dim::frequency()}, {"GHz", 1e9, Dim::frequency()},
+    {"FLOP", 1, Dim::work()},       {"GFLOP", 1e9, Dim::work()},
+    {"TFLOP", 1e12, Dim::work()},   {"PFLOP", 1e15, Dim::work()},
+    {"%", 0.01, Dim::number()},
+}};
+
+const NamedUnit *findAtom(std::string_view s) {
+  for (const NamedUnit &u : kUnits)
+    if (u.name == s)
+      return &u;
+  return nullptr;
+}
+
+} // namespace
+
+std::optional<UnitInfo> lookupUnit(std::string_view spelling) {
+  size_t slash = spelling.find('/');
+  if (slash == std::string_view::npos) {
+    if (const NamedUnit *u = findAtom(spelling))
+      return UnitInfo{u->scale, u->dim};
+    return std::nullopt;
+  }
+  const NamedUnit *num = findAtom(spelling.substr(0, slash));
+  const NamedUnit *den = findAtom(spelling.substr(slash + 1));
+  if (!num || !den || den->name == "%")
+    return std::nullopt;
+  return UnitInfo{num->scale / den->scale, num->dim / den->dim};
+}
+
+std::string baseUnitName(Dim d) {
+  if (d == Dim::number()) return "number";
+  if (d == Dim::size()) return "B";
+  if (d == Dim::time()) return "s";
+  if (d == Dim::frequency()) return "Hz";
+  if (d == Dim::bandwidth()) return "B/s";
+  if (d == Dim::work()) return "FLOP";
+  if (d == Dim::compute()) return "FLOP/s";
+  std::string num, den;
+  auto add = [](std::string &s, const char *name, int e) {
+    if (e == 0) return;
+    if (!s.empty()) s += "*";
+    s += name;
+    if (std::abs(e) != 1) s += "^" + std::to_string(std::abs(e));
+  };
+  for (auto [name, e] : {std::pair{"B", d.bytes}, {"s", d.seconds}, {"FLOP", d.flops}})
+    add(e > 0 ? num : den, name, e);
+  if (num.empty()) num = "1";
+  return den.empty() ? num : num + "/" + den;
+}
+
+std::string describeDim(Dim d) {
+  const char *what = d == Dim::number()      ? "a plain number"
+                     : d == Dim::size()      ? "a size"
+                     : d == Dim::time()      ? "a time"
+                     : d == Dim::frequency() ? "a frequency"
+                     : d == Dim::bandwidth() ? "a bandwidth"
+                     : d == Dim::work()      ? "an amount of work"
+                     : d == Dim::compute()   ? "a compute rate"
+                                             : "a quantity";
+  if (d == Dim::number())
+    return what;
+  return fmt::format("{} ({})", what, baseUnitName(d));
+}
+
+std::string suggestUnit(std::string_view spelling, Dim expected) {
+  std::string s(spelling);
+  // A rate written without "/s", or an amount written with it.
+  for (std::string candidate : {s + "/s", s.substr(0, s.find('/'))}) {
+    if (candidate == s) continue;
+    if (auto u = lookupUnit(candidate); u && u->dim == expected)
+      return candidate;
+  }
+  return "";
+}
+
+std::string closestUnit(std::string_view spelling) {
+  std::string best;
+  unsigned bestDist = 3;
+  for (const NamedUnit &u : kUnits) {
+    unsigned d = llvm::StringRef(u.name).edit_distance(spelling, true, bestDist);
+    if (d < bestDist) { bestDist = d; best = std::string(u.name); }
+  }
+  // A composite spelling: mend its numerator and keep the denominator.
+  if (size_t slash = spelling.find('/'); best.empty() && slash != std::string_view::npos) {
+    std::string num = closestUnit(spelling.substr(0, slash));
+    if (!num.empty()) return num + std::string(spelling.substr(slash));
+  }
+  return best;
+}
+
+static std::string scaled(double v, const char *const *names, double step, int count) {
+  int i = 0;
+  while (i + 1 < count && std::fabs(v) >= step) { v /= step; ++i; }
+  return fmt::format("{:.4g} {}", v, names[i]);
+}
+
+std::string formatBytes(Bytes b) {
+  static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  return scaled(b.value(), names, 1024.0, 6);
+}
+
+std::string formatBandwidth(BytesPerSecond bw) {
+  static const char *const names[] = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s", "PB/s"};
+  return scaled(bw.value(), names, 1000.0, 6);
+}
+
+std::string formatSeconds(Seconds t) {
+  double v = t.value();
+  if (std::fabs(v) >= 1 || v == 0) return fmt::format("{:.4g} s", v);
+  if (std::fabs(v) >= 1e-3) return fmt::format("{:.4g} ms", v * 1e3);
+  if (std::fabs(v) >= 1e-6) return fmt::format("{:.4g} us", v * 1e6);
+  return fmt::format("{:.4g} ns", v * 1e9);
+}
+
+} // namespace rapid

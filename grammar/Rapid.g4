@@ -1,0 +1,69 @@
+// The .rapid experiment language. Keep this file ASCII: ANTLR counts columns
+// in code points and our diagnostics count bytes.
+//
+// The grammar is deliberately generic about fields: a body is a list of
+// assignments and nested sections, and Sema checks every field name and unit
+// against the schema of the declaration kind. That keeps parse errors about
+// syntax and gives semantic errors "did you mean" suggestions.
+grammar Rapid;
+
+file        : item* EOF ;
+item        : importDecl | decl ;
+
+importDecl  : 'import' (dotted=qualifiedName | filePath=STRING) ';' ;
+qualifiedName : ID ('.' ID)* ;
+
+// `gpu a100_big : a100_sxm_80gb { ... }`, `sweep s over exp { ... }`
+decl        : kind=ID name=ID (':' base=ID)? ('over' target=ID)? block ;
+
+block       : '{' stmt* '}' ;
+
+stmt        : path '=' expr (',' expr)* ';'                       # assignStmt
+            | path 'in' expr ';'                                  # axisStmt
+            | 'where' expr ';'                                    # whereStmt
+            | 'map' ids+=ID (',' ids+=ID)* '->' dims+=ID (',' dims+=ID)* ';' # mapStmt
+            | 'dim' name=ID ':' call (block | ';')                 # dimStmt
+            | severity=('soft' | 'hard') dim=ID '(' a=expr ',' b=expr ')' (block | ';') # linkFaultStmt
+            | kind=ID name=ID? block                               # sectionStmt
+            ;
+
+path        : ID ('.' ID)* ;
+
+expr        : op=('-' | '!') expr                                 # unaryExpr
+            | lhs=expr op=('*' | '/') rhs=expr               # binaryExpr
+            | lhs=expr op=('+' | '-') rhs=expr                     # binaryExpr
+            | lhs=expr op=('<' | '<=' | '>' | '>=') rhs=expr       # binaryExpr
+            | lhs=expr op=('==' | '!=') rhs=expr                   # binaryExpr
+            | lhs=expr op='&&' rhs=expr                            # binaryExpr
+            | lhs=expr op='||' rhs=expr                            # binaryExpr
+            | lo=expr '..' hi=expr                                 # rangeExpr
+            | primary                                             # primaryExpr
+            ;
+
+primary     : quantity                                            # quantityPrimary
+            | call                                                # callPrimary
+            | path                                                # namePrimary
+            | STRING                                              # stringPrimary
+            | '[' (expr (',' expr)*)? ']'                         # listPrimary
+            | '(' expr ')'                                        # parenPrimary
+            ;
+
+// `4096`, `80 GiB`, `100 GB/s`, `73 %`, `312 TFLOP/s`. A number followed
+// by a name is always a quantity: nothing else may follow a number.
+quantity    : NUMBER unit? ;
+unit        : num=unitAtom ('/' den=unitAtom)? ;
+unitAtom    : ID | '%' ;
+
+call        : callee=ID '(' (arg (',' arg)*)? ')' ;
+arg         : (key=ID '=')? shape ;
+// `Torus2D(4 x 4)`: a shape is one or more extents joined by 'x'.
+shape       : expr ('x' expr)* ;
+
+NUMBER      : DIGITS ('.' DIGITS)? ([eE] [+-]? DIGITS)? ;
+fragment DIGITS : [0-9] ('_'? [0-9])* ;
+ID          : [a-zA-Z_] [a-zA-Z_0-9]* ;
+STRING      : '"' (~["\\\r\n] | '\\' .)* '"' ;
+
+LINE_COMMENT  : '//' ~[\r\n]* -> skip ;
+BLOCK_COMMENT : '/*' .*? '*/' -> skip ;
+WS          : [ \t\r\n]+ -> skip ;

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency from Debian 12 packages. Idempotent:
+# a second run only checks that the packages are present.
+set -euo pipefail
+pkgs=(cmake ninja-build g++ antlr4 default-jre-headless libantlr4-runtime-dev
+      llvm-19-dev llvm-19-tools libprotobuf-dev protobuf-compiler libfmt-dev
+      libgtest-dev libzstd-dev python3)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,9 @@
+# Runs every GoogleTest binary under build/test/unit, one lit test per case.
+import os
+import lit.formats
+
+config.name = "rapid-unit"
+config.suffixes = []
+config.test_source_root = os.path.join(config.rapid_obj_root, "test", "unit")
+config.test_exec_root = config.test_source_root
+config.test_format = lit.formats.GoogleTest(".", "Tests")
