@@ -8,6 +8,8 @@
 grammar Rapid;
 
 file        : item* EOF ;
+// Entry points for text that is not a file: `--set NAME=VALUE`.
+stmtOnly    : stmt EOF ;
 item        : importDecl | decl ;
 
 importDecl  : 'import' (dotted=qualifiedName | filePath=STRING) ';' ;
@@ -61,7 +63,10 @@ shape       : expr ('x' expr)* ;
 
 NUMBER      : DIGITS ('.' DIGITS)? ([eE] [+-]? DIGITS)? ;
 fragment DIGITS : [0-9] ('_'? [0-9])* ;
-ID          : [a-zA-Z_] [a-zA-Z_0-9]* ;
+// A name may also start with digits when letters and a digit follow, so that
+// `1f1b` is a name while `80GiB` and `1e5` stay numbers.
+ID          : [a-zA-Z_] [a-zA-Z_0-9]*
+            | [0-9]+ [a-zA-Z]+ [0-9] [a-zA-Z_0-9]* ;
 STRING      : '"' (~["\\\r\n] | '\\' .)* '"' ;
 
 LINE_COMMENT  : '//' ~[\r\n]* -> skip ;

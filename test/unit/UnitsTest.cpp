@@ -62,3 +62,11 @@ TEST(Units, FormatsForPeople) {
   EXPECT_EQ(formatSeconds(Seconds(1.25e-3)), "1.25 ms");
   EXPECT_EQ(formatBandwidth(BytesPerSecond(1e11)), "100 GB/s");
 }
+
+TEST(Units, SubUnitScalesConvertExactly) {
+  EXPECT_EQ(lookupUnit("us")->toBase(5), 5e-6);
+  EXPECT_EQ(lookupUnit("ns")->toBase(500), 500e-9);
+  EXPECT_EQ(lookupUnit("GB/s")->toBase(2039), 2039e9);
+  EXPECT_EQ(lookupUnit("B/ns")->toBase(3), 3e9);
+  EXPECT_EQ(lookupUnit("b")->toBase(8), 1.0);
+}

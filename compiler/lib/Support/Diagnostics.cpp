@@ -27,6 +27,8 @@ Severity DiagnosticEngine::severityOf(DiagID id) {
 
 void DiagnosticEngine::emit(DiagID id, llvm::SMRange range, const std::string &message) {
   Severity sev = severityOf(id);
+  if (!said.insert({range.Start.getPointer(), message}).second)
+    return;
   if (sev == Severity::Error)
     ++errors;
   auto kind = sev == Severity::Error     ? llvm::SourceMgr::DK_Error

@@ -43,20 +43,27 @@ const NamedUnit *findAtom(std::string_view s) {
   return nullptr;
 }
 
+/// 1e6 for a scale of 1e-6: dividing by it rounds once, multiplying by the
+/// inexact 1e-6 would round twice.
+double divisorOf(double scale) { return scale >= 1 ? 1 : std::round(1 / scale); }
+double mulOf(double scale) { return scale >= 1 ? scale : 1; }
+
 } // namespace
 
 std::optional<UnitInfo> lookupUnit(std::string_view spelling) {
   size_t slash = spelling.find('/');
   if (slash == std::string_view::npos) {
     if (const NamedUnit *u = findAtom(spelling))
-      return UnitInfo{u->scale, u->dim};
+      return UnitInfo{u->scale, u->dim, mulOf(u->scale), divisorOf(u->scale)};
     return std::nullopt;
   }
   const NamedUnit *num = findAtom(spelling.substr(0, slash));
   const NamedUnit *den = findAtom(spelling.substr(slash + 1));
   if (!num || !den || den->name == "%")
     return std::nullopt;
-  return UnitInfo{num->scale / den->scale, num->dim / den->dim};
+  double mul = mulOf(num->scale) * divisorOf(den->scale);
+  double div = divisorOf(num->scale) * mulOf(den->scale);
+  return UnitInfo{mul / div, num->dim / den->dim, mul, div};
 }
 
 std::string baseUnitName(Dim d) {

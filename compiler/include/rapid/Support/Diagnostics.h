@@ -12,7 +12,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <fmt/format.h>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace rapid {
 
@@ -50,6 +52,8 @@ private:
   llvm::raw_ostream &os;
   std::string tool = "rapidc";
   unsigned errors = 0;
+  /// Sweeps evaluate shared declarations once per point; say each thing once.
+  std::set<std::pair<const char *, std::string>> said;
 };
 
 /// "; did you mean 'x'?" for the closest of `candidates` to `name`, or "".

@@ -49,6 +49,9 @@ std::string baseUnitName(Dim d);
 struct UnitInfo {
   double scale; ///< base units per one of this unit
   Dim dim;
+  double mul = 1, div = 1; ///< scale = mul / div, kept apart for exactness
+  /// `v` of this unit in base units; `5 us` gives exactly the double 5e-6.
+  double toBase(double v) const { return v * mul / div; }
 };
 /// Looks up a unit spelling such as "GiB", "Gb/s", "TFLOP/s", "us", "%".
 std::optional<UnitInfo> lookupUnit(std::string_view spelling);

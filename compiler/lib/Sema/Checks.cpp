@@ -1,0 +1,165 @@
+//===- Checks.cpp - Is an experiment point runnable at all? ---------------===//
+//
+// Structural feasibility: degrees that divide what they split, a GPU count
+// that matches the network, mappings that cover dimensions exactly. (Whether
+// it fits in memory is the memory pass's question, not this one.)
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace rapid::sema {
+namespace {
+
+struct Checker {
+  const ExperimentPoint &p;
+  const Record &exp;
+  std::vector<Sema::Problem> problems;
+
+  llvm::SMRange at(const std::string &path) const {
+    auto it = exp.fields.find(path);
+    return it != exp.fields.end() ? it->second.expr->getRange() : exp.decl->name.range;
+  }
+  int64_t get(const FieldValues &f, const std::string &path) const {
+    auto it = f.find(path);
+    return it != f.end() && it->second.isNumber() ? (int64_t)it->second.num() : 0;
+  }
+  int64_t par(const char *d) const { return get(p.fields, std::string("parallel.") + d); }
+  template <class... A> void fail(const std::string &path, fmt::format_string<A...> f, A &&...args) {
+    problems.push_back({fmt::format(f, std::forward<A>(args)...), at(path)});
+  }
+  void divides(const char *deg, int64_t whole, const std::string &what) {
+    int64_t d = par(deg);
+    if (d > 0 && whole > 0 && whole % d != 0)
+      fail(std::string("parallel.") + deg, "{} = {} does not divide the {} {}", deg, d, whole, what);
+  }
+
+  void run() {
+    if (p.workload.empty()) {
+      problems.push_back({"an experiment needs exactly one of 'training { ... }' or 'inference { ... }'",
+                          exp.decl->name.range});
+      return;
+    }
+    gpus();
+    model();
+    p.workload == "training" ? training() : inference();
+    mapping();
+    faults();
+  }
+
+  void gpus() {
+    int64_t tp = par("tp"), cp = par("cp"), pp = par("pp"), dp = par("dp");
+    if (tp * cp * pp * dp != p.network.gpus)
+      fail("parallel", "tp*cp*pp*dp = {}*{}*{}*{} = {} but network '{}' has {} GPUs", tp, cp, pp, dp,
+           tp * cp * pp * dp, p.network.name, p.network.gpus);
+  }
+
+  void model() {
+    std::string m = fmt::format("of model '{}'", p.modelName);
+    divides("tp", get(p.model, "heads"), "attention heads " + m);
+    int64_t kv = get(p.model, "kv_heads"), tp = par("tp");
+    if (kv > 0 && tp > 0 && kv % tp != 0 && tp % kv != 0)
+      fail("parallel.tp", "tp = {} neither divides nor is a multiple of the {} key/value heads {}", tp, kv, m);
+    divides("tp", get(p.model, "ffn"), "MLP columns " + m);
+    int64_t chunks = par("pp") * (p.workload == "training" ? get(p.fields, "training.virtual_stages") : 1);
+    int64_t layers = get(p.model, "layers");
+    if (chunks > 0 && layers % chunks != 0)
+      fail("parallel.pp", "{} pipeline chunks (pp = {}) do not divide the {} layers {}", chunks, par("pp"), layers, m);
+    int64_t experts = get(p.model, "moe.experts"), ep = par("ep");
+    if (ep > 1 && experts % ep != 0)
+      fail("parallel.ep", "ep = {} does not divide the {} experts {}", ep, experts, m);
+    if (ep > 1 && par("dp") % ep != 0)
+      fail("parallel.ep", "ep = {} must divide dp = {}: experts are spread within the data-parallel group", ep, par("dp"));
+    if (get(p.model, "moe.top_k") > experts)
+      problems.push_back({fmt::format("moe.top_k = {} exceeds the {} experts {}", get(p.model, "moe.top_k"), experts, m),
+                          exp.decl->name.range});
+  }
+
+  void training() {
+    int64_t gb = get(p.fields, "training.global_batch"), mb = get(p.fields, "training.micro_batch");
+    int64_t dp = par("dp");
+    if (mb > 0 && dp > 0 && gb % (mb * dp) != 0)
+      fail("training.global_batch", "global_batch = {} is not a multiple of micro_batch*dp = {}*{}", gb, mb, dp);
+    divides("cp", get(p.fields, "training.seq"), "tokens of a sequence");
+    if (get(p.fields, "training.zero") > 3)
+      fail("training.zero", "zero = {} is not a ZeRO stage (0 to 3)", get(p.fields, "training.zero"));
+    bool interleaved = p.fields.at("training.schedule").s == "interleaved";
+    int64_t v = get(p.fields, "training.virtual_stages"), pp = par("pp");
+    if (interleaved && (pp < 2 || v < 2))
+      fail("training.schedule", "an interleaved schedule needs pp >= 2 and virtual_stages >= 2 (pp = {}, virtual_stages = {})", pp, v);
+    if (!interleaved && v != 1)
+      fail("training.virtual_stages", "virtual_stages = {} needs schedule = interleaved", v);
+    int64_t micro = mb > 0 && dp > 0 ? gb / (mb * dp) : 0;
+    if (interleaved && pp > 0 && micro % pp != 0)
+      fail("training.global_batch", "an interleaved schedule needs the {} microbatches to be a multiple of pp = {}", micro, pp);
+  }
+
+  void inference() { divides("cp", get(p.fields, "inference.prefill"), "prompt tokens"); }
+
+  void mapping() {
+    if (p.mapping.empty()) return;
+    std::map<std::string, int64_t> sizes;
+    for (const ResolvedDim &d : p.network.dims) sizes[d.name] = d.size;
+    std::set<std::string> usedDegrees, usedDims;
+    for (size_t i = 0; i < p.mapping.size(); ++i) {
+      const DegreeMapping &m = p.mapping[i];
+      llvm::SMRange r = exp.maps[i]->getRange();
+      int64_t degrees = 1, ranks = 1;
+      for (const std::string &d : m.degrees) {
+        if (d != "tp" && d != "cp" && d != "pp" && d != "dp") {
+          problems.push_back({fmt::format("'{}' is not a parallel degree to map; expected tp, cp, pp or dp", d), r});
+          return;
+        }
+        if (!usedDegrees.insert(d).second)
+          problems.push_back({fmt::format("'{}' is mapped twice", d), r});
+        degrees *= par(d.c_str());
+      }
+      for (const std::string &d : m.dims) {
+        if (!sizes.count(d)) {
+          problems.push_back({fmt::format("network '{}' has no dimension '{}'{}", p.network.name, d,
+                                          didYouMean(d, llvm::make_first_range(sizes))), r});
+          return;
+        }
+        if (!usedDims.insert(d).second)
+          problems.push_back({fmt::format("dimension '{}' is mapped twice", d), r});
+        ranks *= sizes[d];
+      }
+      if (degrees != ranks)
+        problems.push_back({fmt::format("{} = {} but {} {} {}", llvm::join(m.degrees, "*"), degrees,
+                                        llvm::join(m.dims, ", "), m.dims.size() > 1 ? "hold" : "holds",
+                                        ranks == 1 ? "1 GPU" : fmt::format("{} GPUs", ranks)), r});
+    }
+    for (const char *d : {"tp", "cp", "pp", "dp"})
+      if (par(d) > 1 && !usedDegrees.count(d))
+        fail("parallel", "{} = {} is not mapped onto any dimension", d, par(d));
+  }
+
+  void faults() {
+    if (!p.faults) return;
+    std::map<std::string, int64_t> sizes;
+    for (const ResolvedDim &d : p.network.dims) sizes[d.name] = d.size;
+    for (const ResolvedLinkFault &lf : p.faults->links) {
+      auto it = sizes.find(lf.dim);
+      if (it == sizes.end())
+        fail("faults", "fault set '{}' names dimension '{}' that network '{}' does not have", p.faults->name, lf.dim, p.network.name);
+      else if (lf.a >= it->second || lf.b >= it->second || lf.a == lf.b)
+        fail("faults", "fault set '{}' names link {}({}, {}) but '{}' has ranks 0 to {}", p.faults->name, lf.dim, lf.a,
+             lf.b, lf.dim, it->second - 1);
+    }
+    for (const ResolvedRandomFault &rf : p.faults->random) {
+      auto it = rf.fields.find("links");
+      if (it != rf.fields.end() && it->second.s != "all" && !sizes.count(it->second.s))
+        fail("faults", "random fault '{}' draws links from '{}', which network '{}' does not have", rf.name, it->second.s, p.network.name);
+    }
+  }
+};
+
+} // namespace
+
+std::vector<Sema::Problem> Sema::check(const ExperimentPoint &p, const Record &exp) {
+  Checker c{p, exp, {}};
+  c.run();
+  return std::move(c.problems);
+}
+
+} // namespace rapid::sema

@@ -1,0 +1,119 @@
+//===- Declare.cpp - Names, derivation and field binding ------------------===//
+//
+// Every declaration becomes a Record: the fields of its base (recursively),
+// then its own statements, then any `--set` for it. A derived declaration
+// therefore overrides exactly what it writes: `gpu slow : h100 { ... }`.
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+#include "rapid/Parse/Parser.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+namespace rapid::sema {
+
+const ast::Decl *Sema::findDecl(const std::string &name) const {
+  auto it = decls.find(name);
+  return it == decls.end() ? nullptr : it->second;
+}
+
+const Record *Sema::record(const std::string &name) const {
+  auto it = records.find(name);
+  return it == records.end() ? nullptr : &it->second;
+}
+
+void Sema::declare() {
+  for (const auto &m : modules)
+    for (const auto &d : m->decls) {
+      if (!schemaFor(d->kind.name)) {
+        diags.report(DiagID::UnknownDeclKind, d->kind.range, d->kind.name, declKindList());
+        continue;
+      }
+      auto [it, fresh] = decls.emplace(d->name.name, d.get());
+      if (!fresh) {
+        diags.report(DiagID::DuplicateDecl, d->name.range, d->kind.name, d->name.name);
+        diags.report(DiagID::PreviousDefinition, it->second->name.range, d->name.name);
+      }
+    }
+}
+
+void Sema::applyOverrides() {
+  llvm::SourceMgr &sm = diags.sourceMgr();
+  for (const std::string &o : opts.overrides) {
+    size_t eq = o.find('=');
+    size_t dot = o.find('.');
+    if (eq == std::string::npos || dot == std::string::npos || dot > eq) {
+      diags.report(DiagID::BadOverride, {},
+                   fmt::format("--set expects DECLARATION.FIELD=VALUE, as in 'h100.hbm.bandwidth=2 TB/s', but got '{}'", o));
+      continue;
+    }
+    std::string declName = o.substr(0, dot);
+    if (!findDecl(declName)) {
+      std::vector<std::string> names;
+      for (const auto &[n, d] : decls) names.push_back(n);
+      diags.report(DiagID::BadOverride, {}, fmt::format("--set names no declaration '{}'{}", declName,
+                                                        didYouMean(declName, names)));
+      continue;
+    }
+    std::string text = o.substr(dot + 1, eq - dot - 1) + " = " + o.substr(eq + 1) + ";";
+    unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "<--set>"), {});
+    ast::StmtPtr s = parseStatement(id, diags);
+    if (s && !llvm::isa<ast::AssignStmt>(*s)) {
+      diags.report(DiagID::BadOverride, s->getRange(), "--set takes one FIELD=VALUE");
+      continue;
+    }
+    if (s)
+      overrideStmts[declName].push_back(std::move(s));
+  }
+}
+
+void Sema::buildRecord(const ast::Decl &d) {
+  static std::vector<const ast::Decl *> building;
+  if (records.count(d.name.name) || !schemaFor(d.kind.name))
+    return;
+  if (llvm::is_contained(building, &d)) {
+    std::string chain;
+    for (const ast::Decl *b : building) chain += "'" + b->name.name + "' -> ";
+    diags.report(DiagID::DerivationCycle, d.name.range, d.name.name, chain + "'" + d.name.name + "'");
+    return;
+  }
+  Record r;
+  r.schema = schemaFor(d.kind.name);
+  if (d.base) {
+    const ast::Decl *base = findDecl(d.base->name);
+    if (!base) {
+      std::vector<std::string> same;
+      for (const auto &[n, x] : decls)
+        if (x->kind.name == d.kind.name) same.push_back(n);
+      diags.report(DiagID::UnknownName, d.base->range, d.kind.name, d.base->name, didYouMean(d.base->name, same));
+      return;
+    }
+    if (base->kind.name != d.kind.name) {
+      diags.report(DiagID::WrongDeclKind, d.base->range, base->name.name, base->kind.name, d.kind.name);
+      diags.report(DiagID::DeclaredHere, base->name.range, base->name.name);
+      return;
+    }
+    building.push_back(&d);
+    buildRecord(*base);
+    building.pop_back();
+    if (!records.count(base->name.name))
+      return;
+    r = records.at(base->name.name);
+    r.mapsInherited = true;
+  }
+  if (d.target && d.kind.name != "sweep")
+    diags.report(DiagID::BaseNotAllowed, d.target->range, fmt::format("only a sweep is declared 'over' an experiment"));
+  r.decl = &d;
+  if (d.kind.name == "sweep") { // a sweep's body is read by expandSweep
+    records.emplace(d.name.name, std::move(r));
+    return;
+  }
+  Seen seen;
+  addBody(r, d.body, "", seen);
+  Seen fromCommandLine;
+  for (const ast::StmtPtr &s : overrideStmts[d.name.name])
+    bind(r.fields, *r.schema, llvm::cast<ast::AssignStmt>(*s), "", fromCommandLine, &r.sections);
+  records.emplace(d.name.name, std::move(r));
+}
+
+} // namespace rapid::sema

@@ -1,0 +1,97 @@
+//===- Evaluate.cpp - Expressions with units ------------------------------===//
+//
+// Arithmetic follows dimensional analysis: products and quotients combine
+// dimensions, sums and comparisons need equal ones. Builtins make sweeps
+// short (`pow2(1, 64)`, `range(2, 16, 2)`, `1..8`) and describe random
+// quantities (`normal(0.5, 0.1)`).
+//===----------------------------------------------------------------------===//
+#include "SemaImpl.h"
+
+#include <cmath>
+
+namespace rapid::sema {
+namespace {
+constexpr size_t kMaxListLength = 100000;
+}
+
+Value Evaluator::eval(const ast::Expr &e) {
+  Value v;
+  switch (e.getKind()) {
+  case ast::Expr::Kind::Number: v = number(llvm::cast<ast::NumberExpr>(e)); break;
+  case ast::Expr::Kind::Name: v = name(llvm::cast<ast::NameExpr>(e)); break;
+  case ast::Expr::Kind::String:
+    v.kind = Value::Kind::String;
+    v.s = llvm::cast<ast::StringExpr>(e).value;
+    break;
+  case ast::Expr::Kind::List:
+    v.kind = Value::Kind::List;
+    for (const ast::ExprPtr &x : llvm::cast<ast::ListExpr>(e).elems) {
+      v.items.push_back(eval(*x));
+      if (v.items.back().isError()) return Value::error();
+    }
+    break;
+  case ast::Expr::Kind::Range: v = range(llvm::cast<ast::RangeExpr>(e)); break;
+  case ast::Expr::Kind::Call: v = call(llvm::cast<ast::CallExpr>(e)); break;
+  case ast::Expr::Kind::Unary: v = unary(llvm::cast<ast::UnaryExpr>(e)); break;
+  case ast::Expr::Kind::Binary: v = binary(llvm::cast<ast::BinaryExpr>(e)); break;
+  }
+  if (!v.range.Start.isValid())
+    v.range = e.getRange();
+  return v;
+}
+
+Value Evaluator::number(const ast::NumberExpr &e) {
+  if (e.unit.empty())
+    return Value::number(e.value, Dim::number(), e.getRange());
+  auto u = lookupUnit(e.unit);
+  if (!u) {
+    std::string near = closestUnit(e.unit);
+    diags.report(DiagID::UnknownUnit, e.unitRange, e.unit,
+                 near.empty() ? std::string() : fmt::format("; did you mean '{}'?", near));
+    return Value::error();
+  }
+  return Value::number(u->toBase(e.value), u->dim, e.getRange());
+}
+
+Value Evaluator::name(const ast::NameExpr &e) {
+  if (std::optional<Value> v = lookup(e))
+    return *v;
+  std::string n = e.dotted();
+  if (n == "on" || n == "true") return Value::boolean(true, e.getRange());
+  if (n == "off" || n == "false") return Value::boolean(false, e.getRange());
+  return Value::symbol(n, e.getRange());
+}
+
+Value Evaluator::range(const ast::RangeExpr &e) {
+  Value lo = eval(*e.lo), hi = eval(*e.hi);
+  if (!needNumber(lo, e.lo->getRange()) || !needNumber(hi, e.hi->getRange()))
+    return Value::error();
+  if (!lo.isInteger() || !hi.isInteger() || hi.num() - lo.num() >= kMaxListLength) {
+    diags.report(DiagID::BadCall, e.getRange(),
+                 fmt::format("a range needs whole numbers at most {} apart", kMaxListLength));
+    return Value::error();
+  }
+  Value v;
+  v.kind = Value::Kind::List;
+  for (double x = lo.num(); x <= hi.num(); ++x)
+    v.items.push_back(Value::number(x, Dim::number(), e.getRange()));
+  return v;
+}
+
+Value Evaluator::unary(const ast::UnaryExpr &e) {
+  Value x = eval(*e.operand);
+  if (x.isError()) return x;
+  if (e.op == "!") {
+    if (x.kind != Value::Kind::Bool) {
+      diags.report(DiagID::ExpectedKind, e.operand->getRange(), "a switch (on/off)", x.describe());
+      return Value::error();
+    }
+    return Value::boolean(!x.b, e.getRange());
+  }
+  if (!needNumber(x, e.operand->getRange())) return Value::error();
+  x.q.value = -x.q.value;
+  x.range = e.getRange();
+  return x;
+}
+
+} // namespace rapid::sema

@@ -1,0 +1,126 @@
+//===- FieldCheck.cpp - Values against the schema -------------------------===//
+#include "SemaImpl.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace rapid::sema {
+namespace {
+
+/// "a size (GB)": the dimension in the words of the unit the user wrote.
+std::string foundQuantity(const Value &v, const ast::Expr *written) {
+  auto *n = llvm::dyn_cast_or_null<ast::NumberExpr>(written);
+  if (!n || n->unit.empty() || v.q.dim.isNumber())
+    return describeDim(v.q.dim);
+  std::string d = describeDim(v.q.dim);
+  return d.substr(0, d.find(" (")) + " (" + n->unit + ")";
+}
+
+std::string exampleFor(Dim d) {
+  if (d == Dim::size()) return "80 GiB";
+  if (d == Dim::time()) return "500 ns";
+  if (d == Dim::frequency()) return "1.41 GHz";
+  if (d == Dim::bandwidth()) return "100 GB/s";
+  if (d == Dim::compute()) return "312 TFLOP/s";
+  return "";
+}
+
+std::string unitHint(const FieldSpec &spec, const Value &v, const ast::Expr *written) {
+  auto *n = llvm::dyn_cast_or_null<ast::NumberExpr>(written);
+  if (n && !n->unit.empty()) {
+    std::string s = suggestUnit(n->unit, spec.dim);
+    return s.empty() ? "" : fmt::format("; did you mean '{}'?", s);
+  }
+  if (v.q.dim.isNumber() && !exampleFor(spec.dim).empty())
+    return fmt::format("; add a unit, as in '{}'", exampleFor(spec.dim));
+  return "";
+}
+
+bool checkBound(const FieldSpec &spec, const Value &v, llvm::SMRange at, DiagnosticEngine &diags) {
+  double x = v.num();
+  std::string path(spec.path);
+  switch (spec.bound) {
+  case Bound::Any: return true;
+  case Bound::Positive:
+    if (x > 0) return true;
+    diags.report(DiagID::NotPositive, at, path, v.str());
+    return false;
+  case Bound::NonNegative:
+    if (x >= 0) return true;
+    diags.report(DiagID::OutOfRange, at, path, "at least 0", v.str());
+    return false;
+  case Bound::Fraction:
+    if (x > 0 && x <= 1) return true;
+    diags.report(DiagID::OutOfRange, at, path, "above 0 % and at most 100 %", v.str());
+    return false;
+  case Bound::AtLeastOne:
+    if (x >= 1) return true;
+    diags.report(DiagID::OutOfRange, at, path, "at least 1", v.str());
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+Value checkField(const FieldSpec &spec, Value v, const ast::Expr *written, llvm::SMRange fallback,
+                 DiagnosticEngine &diags) {
+  if (v.isError()) return v;
+  llvm::SMRange at = written ? written->getRange() : fallback;
+  std::string path(spec.path);
+  auto wrongKind = [&](const std::string &expected) {
+    diags.report(DiagID::ExpectedKind, at, expected, v.describe());
+    return Value::error();
+  };
+  switch (spec.type) {
+  case FieldType::Quantity:
+    if (!v.isNumber()) return wrongKind(describeDim(spec.dim));
+    if (v.q.dim != spec.dim) {
+      diags.report(DiagID::UnitMismatch, at, describeDim(spec.dim), foundQuantity(v, written),
+                   unitHint(spec, v, written));
+      return Value::error();
+    }
+    break;
+  case FieldType::Integer:
+    if (!v.isNumber()) return wrongKind("a whole number");
+    if (!v.q.dim.isNumber()) {
+      diags.report(DiagID::UnitMismatch, at, "a plain number", foundQuantity(v, written), "");
+      return Value::error();
+    }
+    if (!v.isInteger()) {
+      diags.report(DiagID::NotAnInteger, at, path, v.str());
+      return Value::error();
+    }
+    break;
+  case FieldType::Bool:
+    if (v.kind != Value::Kind::Bool) return wrongKind("on or off");
+    return v;
+  case FieldType::Choice: {
+    llvm::SmallVector<llvm::StringRef, 8> choices;
+    llvm::StringRef(spec.choices.data(), spec.choices.size()).split(choices, '|');
+    if (v.kind == Value::Kind::Symbol && llvm::is_contained(choices, v.s))
+      return v;
+    std::vector<std::string> names(choices.begin(), choices.end());
+    diags.report(DiagID::UnknownChoice, at, v.str(), path, llvm::join(names, ", ") +
+                 (v.kind == Value::Kind::Symbol ? didYouMean(v.s, names) : ""));
+    return Value::error();
+  }
+  case FieldType::Ref:
+  case FieldType::Name:
+    if (v.kind != Value::Kind::Symbol) return wrongKind("a name");
+    return v;
+  case FieldType::Distribution:
+    if (v.isNumber() && v.q.dim.isNumber()) {
+      Value c;
+      c.kind = Value::Kind::Call;
+      c.s = "constant";
+      c.items = {v};
+      c.range = v.range;
+      return c;
+    }
+    if (v.kind != Value::Kind::Call) return wrongKind("a distribution such as normal(0.5, 0.1)");
+    return v;
+  }
+  return checkBound(spec, v, at, diags) ? v : Value::error();
+}
+
+} // namespace rapid::sema

@@ -1,0 +1,127 @@
+//===- Loader.cpp - Files, imports and the entry point --------------------===//
+#include "SemaImpl.h"
+
+#include "rapid/Parse/Parser.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+namespace rapid {
+std::optional<Program> analyze(const std::string &file, const SemaOptions &opts, DiagnosticEngine &diags) {
+  return sema::Sema(opts, diags).run(file);
+}
+} // namespace rapid
+
+namespace rapid::sema {
+
+std::optional<Program> Sema::run(const std::string &file) {
+  std::vector<std::string> stack;
+  if (!load(file, {}, stack))
+    return std::nullopt;
+  declare();
+  if (diags.hasErrors())
+    return std::nullopt;
+  applyOverrides();
+  for (const auto &[name, d] : decls)
+    buildRecord(*d);
+  checkAllDecls();
+  Program prog;
+  std::set<std::string> swept;
+  for (const auto &d : root->decls)
+    if (d->kind.name == "sweep" && d->target)
+      swept.insert(d->target->name);
+  for (const auto &d : root->decls) {
+    if (d->kind.name == "experiment" && !swept.count(d->name.name) && records.count(d->name.name))
+      runExperiment(*d, prog.points);
+    else if (d->kind.name == "sweep")
+      expandSweep(*d, prog.points);
+  }
+  if (diags.hasErrors())
+    return std::nullopt;
+  return prog;
+}
+
+bool Sema::load(const std::string &path, llvm::SMRange from, std::vector<std::string> &stack) {
+  llvm::SmallString<256> real;
+  if (std::error_code ec = llvm::sys::fs::real_path(path, real)) {
+    diags.report(DiagID::CannotOpenFile, from, path, ec.message());
+    return false;
+  }
+  std::string key(real);
+  if (llvm::is_contained(stack, key)) {
+    std::vector<std::string> names;
+    for (auto it = llvm::find(stack, key); it != stack.end(); ++it)
+      names.push_back(llvm::sys::path::filename(*it).str());
+    names.push_back(llvm::sys::path::filename(key).str());
+    diags.report(DiagID::ImportCycle, from, llvm::join(names, " -> "));
+    return false;
+  }
+  if (loaded.count(key))
+    return true;
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buf) {
+    diags.report(DiagID::CannotOpenFile, from, path, buf.getError().message());
+    return false;
+  }
+  llvm::SourceMgr &sm = diags.sourceMgr();
+  unsigned id = sm.AddNewSourceBuffer(std::move(*buf), from.Start);
+  std::unique_ptr<ast::Module> module = parseModule(id, diags);
+  if (!module)
+    return false;
+  module->path = path;
+  module->bufferId = id;
+  const ast::Module *m = module.get();
+  loaded[key] = m;
+  modules.push_back(std::move(module));
+  if (!root)
+    root = m;
+  stack.push_back(key);
+  bool ok = true;
+  for (const ast::Import &imp : m->imports) {
+    std::string found = findImport(imp, path);
+    if (found.empty()) {
+      ok = false;
+      continue;
+    }
+    ok &= load(found, imp.range, stack);
+  }
+  stack.pop_back();
+  return ok;
+}
+
+std::string Sema::findImport(const ast::Import &imp, const std::string &fromFile) {
+  llvm::StringRef dir = llvm::sys::path::parent_path(fromFile);
+  std::string rel = imp.spelling;
+  std::vector<std::string> dirs;
+  if (imp.quoted) {
+    dirs.push_back(dir.empty() ? "." : dir.str());
+  } else {
+    llvm::StringRef s(imp.spelling);
+    bool isStd = s.consume_front("std.");
+    rel = s.str();
+    std::replace(rel.begin(), rel.end(), '.', '/');
+    rel += ".rapid";
+    if (isStd) {
+      for (const std::string &inc : opts.includeDirs)
+        dirs.push_back(inc + "/std");
+      dirs.push_back(opts.stdlibDir);
+    } else {
+      dirs.push_back(dir.empty() ? "." : dir.str());
+    }
+  }
+  if (!imp.quoted || !dirs.empty())
+    for (const std::string &inc : opts.includeDirs)
+      if (!llvm::is_contained(dirs, inc)) dirs.push_back(inc);
+  for (const std::string &d : dirs) {
+    llvm::SmallString<256> p(d);
+    llvm::sys::path::append(p, rel);
+    if (llvm::sys::fs::is_regular_file(p))
+      return std::string(p);
+  }
+  diags.report(DiagID::ImportNotFound, imp.range, imp.spelling, llvm::join(dirs, ", "));
+  return "";
+}
+
+} // namespace rapid::sema

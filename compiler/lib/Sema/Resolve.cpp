@@ -1,0 +1,193 @@
+//===- Resolve.cpp - Experiments into fully resolved points ---------------===//
+#include "SemaImpl.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace rapid::sema {
+
+FieldValues Sema::resolveFields(const Record &r, const FieldValues *overrides) {
+  return RecordScope(*this, *r.schema, r.fields, &r.sections, overrides, noun(r), r.decl->name.range).all();
+}
+
+const Record *Sema::resolveRef(const Value &v, std::string_view kind) {
+  if (v.kind != Value::Kind::Symbol)
+    return nullptr; // already reported by checkField
+  const Record *r = record(v.s);
+  if (!r) {
+    std::vector<std::string> same;
+    for (const auto &[n, x] : records)
+      if (x.schema->kind == kind) same.push_back(n);
+    const ast::Decl *d = findDecl(v.s);
+    if (d && d->kind.name != kind) {
+      diags.report(DiagID::WrongDeclKind, v.range, v.s, d->kind.name, kind);
+      diags.report(DiagID::DeclaredHere, d->name.range, v.s);
+    } else if (!d) {
+      diags.report(DiagID::UnknownName, v.range, kind, v.s, didYouMean(v.s, same));
+    }
+    return nullptr;
+  }
+  if (r->schema->kind != kind) {
+    diags.report(DiagID::WrongDeclKind, v.range, v.s, r->schema->kind, kind);
+    diags.report(DiagID::DeclaredHere, r->decl->name.range, v.s);
+    return nullptr;
+  }
+  return r;
+}
+
+namespace {
+
+/// Extents each building block takes: Torus2D(4 x 4) has two.
+size_t extentsOf(std::string_view kind) {
+  if (kind == "Torus2D" || kind == "Mesh2D" || kind == "KingMesh2D") return 2;
+  if (kind == "Torus3D") return 3;
+  return 1;
+}
+
+} // namespace
+
+ResolvedTopology Sema::resolveTopology(const Record &r, const FieldValues *overrides) {
+  ResolvedTopology t;
+  t.name = r.name();
+  for (const Record::Dim &d : r.dims) {
+    const ast::CallExpr &shape = *d.stmt->shape;
+    ResolvedDim rd;
+    rd.name = d.stmt->name.name;
+    rd.kind = shape.callee.name;
+    auto kinds = topologyKinds();
+    if (!llvm::is_contained(kinds, rd.kind)) {
+      diags.report(DiagID::UnknownName, shape.callee.range, "network building block", rd.kind,
+                   didYouMean(rd.kind, kinds));
+      continue;
+    }
+    Evaluator ev(diags, [](const ast::NameExpr &) { return std::nullopt; });
+    for (const ast::Arg &a : shape.args)
+      for (const ast::ExprPtr &x : a.shape) {
+        Value v = ev.eval(*x);
+        if (v.isError()) continue;
+        if (!v.isInteger() || v.num() < 1) {
+          diags.report(DiagID::ExpectedKind, x->getRange(), "a positive whole number of ranks", v.describe() + " " + v.str());
+          continue;
+        }
+        rd.shape.push_back((int64_t)v.num());
+      }
+    if (rd.shape.size() != extentsOf(rd.kind)) {
+      diags.report(DiagID::BadCall, shape.getRange(),
+                   fmt::format("'{}' takes {} extent{} but {} given", rd.kind, extentsOf(rd.kind),
+                               extentsOf(rd.kind) > 1 ? "s, as in '4 x 4'," : "", rd.shape.size()));
+      continue;
+    }
+    for (int64_t e : rd.shape) rd.size *= e;
+    if (rd.kind == "HyperCube" && (rd.size & (rd.size - 1)) != 0)
+      diags.report(DiagID::BadCall, shape.getRange(), fmt::format("a HyperCube needs a power-of-two size, not {}", rd.size));
+    FieldValues dimOverrides;
+    if (overrides)
+      for (const auto &[path, v] : *overrides)
+        if (llvm::StringRef(path).starts_with(rd.name + "."))
+          dimOverrides[path.substr(rd.name.size() + 1)] = v;
+    rd.fields = RecordScope(*this, dimSchema(), d.fields, nullptr, &dimOverrides,
+                            fmt::format("dimension '{}'", rd.name), d.stmt->name.range).all();
+    t.gpus *= rd.size;
+    t.dims.push_back(std::move(rd));
+  }
+  if (r.dims.empty())
+    diags.report(DiagID::MissingField, r.decl->name.range, noun(r), "dim");
+  return t;
+}
+
+ResolvedFaults Sema::resolveFaults(const Record &r) {
+  ResolvedFaults f;
+  f.name = r.name();
+  Evaluator ev(diags, [](const ast::NameExpr &) { return std::nullopt; });
+  for (const ast::LinkFaultStmt *s : r.linkFaults) {
+    ResolvedLinkFault lf;
+    lf.hard = s->hard;
+    lf.dim = s->dim.name;
+    for (auto [expr, out] : {std::pair{s->a.get(), &lf.a}, {s->b.get(), &lf.b}}) {
+      Value v = ev.eval(*expr);
+      if (!v.isError() && (!v.isInteger() || v.num() < 0))
+        diags.report(DiagID::ExpectedKind, expr->getRange(), "a link endpoint index (0, 1, ...)", v.describe());
+      *out = v.isNumber() ? (int64_t)v.num() : 0;
+    }
+    if (s->hard && !s->body.stmts.empty())
+      diags.report(DiagID::BaseNotAllowed, s->body.range, "a hard fault removes the link; it takes no fields");
+    Bindings b;
+    Seen own;
+    for (const ast::StmtPtr &x : s->body.stmts)
+      if (auto *a = llvm::dyn_cast<ast::AssignStmt>(x.get()); a && !s->hard)
+        bind(b, linkFaultSchema(), *a, "", own);
+    if (!s->hard)
+      lf.fields = RecordScope(*this, linkFaultSchema(), b, nullptr, nullptr, "link fault", s->dim.range).all();
+    f.links.push_back(std::move(lf));
+  }
+  for (const Record::Random &rnd : r.randoms) {
+    ResolvedRandomFault rf;
+    rf.name = rnd.stmt->name ? rnd.stmt->name->name : "random";
+    rf.fields = RecordScope(*this, randomFaultSchema(), rnd.fields, nullptr, nullptr, "random fault",
+                            rnd.stmt->kind.range).all();
+    f.random.push_back(std::move(rf));
+  }
+  return f;
+}
+
+ExperimentPoint Sema::resolvePoint(const Record &exp, const FieldValues &overrides) {
+  ExperimentPoint p;
+  p.experiment = exp.name();
+  // `gpu.hbm.bandwidth` in a sweep overrides a field of the referenced GPU.
+  FieldValues own;
+  std::map<std::string, FieldValues> sub;
+  for (const auto &[path, v] : overrides) {
+    size_t dot = path.find('.');
+    std::string head = path.substr(0, dot);
+    if (dot != std::string::npos && (head == "model" || head == "gpu" || head == "network"))
+      sub[head][path.substr(dot + 1)] = v;
+    else
+      own[path] = v;
+  }
+  p.fields = resolveFields(exp, &own);
+  bool training = exp.sections.count("training"), inference = exp.sections.count("inference");
+  p.workload = training && !inference ? "training" : inference && !training ? "inference" : "";
+  if (const Record *m = resolveRef(p.fields["model"], "model")) {
+    p.modelName = m->name();
+    p.model = resolveFields(*m, &sub["model"]);
+  }
+  if (const Record *g = resolveRef(p.fields["gpu"], "gpu")) {
+    p.gpuName = g->name();
+    p.gpu = resolveFields(*g, &sub["gpu"]);
+  }
+  if (const Record *n = resolveRef(p.fields["network"], "topology"))
+    p.network = resolveTopology(*n, &sub["network"]);
+  if (auto it = p.fields.find("faults"); it != p.fields.end())
+    if (const Record *f = resolveRef(it->second, "faults"))
+      p.faults = resolveFaults(*f);
+  for (const ast::MapStmt *m : exp.maps) {
+    DegreeMapping dm;
+    for (const ast::Ident &i : m->degrees) dm.degrees.push_back(i.name);
+    for (const ast::Ident &i : m->dims) dm.dims.push_back(i.name);
+    p.mapping.push_back(std::move(dm));
+  }
+  return p;
+}
+
+void Sema::checkAllDecls() {
+  for (const auto &[name, r] : records) {
+    std::string_view kind = r.schema->kind;
+    if (kind == "gpu" || kind == "model")
+      resolveFields(r, nullptr);
+    else if (kind == "topology")
+      resolveTopology(r, nullptr);
+    else if (kind == "faults")
+      resolveFaults(r);
+  }
+}
+
+void Sema::runExperiment(const ast::Decl &d, std::vector<ExperimentPoint> &out) {
+  const Record &exp = records.at(d.name.name);
+  ExperimentPoint p = resolvePoint(exp, {});
+  if (diags.hasErrors())
+    return;
+  for (const Problem &problem : check(p, exp))
+    diags.report(DiagID::Infeasible, problem.range, problem.message);
+  out.push_back(std::move(p));
+}
+
+} // namespace rapid::sema

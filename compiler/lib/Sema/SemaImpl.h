@@ -1,0 +1,160 @@
+//===- SemaImpl.h - Sema's internals (private to lib/Sema) -----*- C++ -*-===//
+#pragma once
+
+#include "rapid/AST/AST.h"
+#include "rapid/Sema/Schema.h"
+#include "rapid/Sema/Sema.h"
+
+#include <functional>
+#include <memory>
+#include <set>
+
+namespace rapid::sema {
+
+/// Where a field got its value: one expression of an assignment.
+struct Binding {
+  const ast::Expr *expr = nullptr;
+  llvm::SMRange pathRange;
+};
+using Bindings = std::map<std::string, Binding>;
+
+/// A declaration merged with everything it derives from, not yet evaluated.
+struct Record {
+  const ast::Decl *decl = nullptr;
+  const KindSchema *schema = nullptr;
+  Bindings fields;
+  std::set<std::string> sections; ///< top-level sections written (training, ...)
+  struct Dim {
+    const ast::DimStmt *stmt;
+    Bindings fields;
+  };
+  std::vector<Dim> dims;
+  std::vector<const ast::LinkFaultStmt *> linkFaults;
+  struct Random {
+    const ast::SectionStmt *stmt;
+    Bindings fields;
+  };
+  std::vector<Random> randoms;
+  std::vector<const ast::MapStmt *> maps;
+  bool mapsInherited = false; ///< a derived experiment's own `map`s replace these
+  const std::string &name() const { return decl->name.name; }
+};
+
+/// Looks a name up; nullopt means "not mine", so it becomes a symbol.
+using NameLookup = std::function<std::optional<Value>(const ast::NameExpr &)>;
+
+/// Evaluates expressions to Values, reporting problems once and returning
+/// error values so that one mistake does not cascade.
+class Evaluator {
+public:
+  Evaluator(DiagnosticEngine &diags, NameLookup lookup) : diags(diags), lookup(std::move(lookup)) {}
+  Value eval(const ast::Expr &e);
+  /// Names offered in "did you mean" when an unknown name is used in arithmetic.
+  std::vector<std::string> knownNames;
+
+private:
+  Value number(const ast::NumberExpr &e);
+  Value name(const ast::NameExpr &e);
+  Value call(const ast::CallExpr &e);
+  Value unary(const ast::UnaryExpr &e);
+  Value binary(const ast::BinaryExpr &e);
+  Value range(const ast::RangeExpr &e);
+  bool needNumber(const Value &v, llvm::SMRange r);
+  Value arithmetic(const ast::BinaryExpr &e, const Value &l, const Value &r);
+  Value compare(const ast::BinaryExpr &e, const Value &l, const Value &r);
+  std::vector<Value> numericArgs(const ast::CallExpr &e, size_t min, size_t max);
+  DiagnosticEngine &diags;
+  NameLookup lookup;
+};
+
+/// Checks a value against the field's type, unit and bound. `written` is the
+/// expression it came from (for unit suggestions), or null for defaults, in
+/// which case problems are reported at `fallback`.
+Value checkField(const FieldSpec &spec, Value v, const ast::Expr *written, llvm::SMRange fallback,
+                 DiagnosticEngine &diags);
+
+class Sema;
+
+/// The fields of one record under a set of overrides (sweep values), evaluated
+/// lazily, each once, with defaults in the record's own scope.
+class RecordScope {
+public:
+  RecordScope(Sema &sema, const KindSchema &schema, const Bindings &fields,
+              const std::set<std::string> *sections, const FieldValues *overrides,
+              std::string owner, llvm::SMRange ownerRange);
+  /// The value of a field, or an error value (already reported).
+  Value get(const FieldSpec &spec);
+  /// Every active field, evaluated.
+  FieldValues all();
+  /// Resolves a name used inside an expression of this record.
+  std::optional<Value> lookup(const ast::NameExpr &e);
+  bool active(const FieldSpec &spec) const;
+  bool isSet(const FieldSpec &spec) const;
+
+private:
+  Sema &sema;
+  const KindSchema &schema;
+  const Bindings &fields;
+  const std::set<std::string> *sections;
+  const FieldValues *overrides;
+  std::string owner; ///< "model 'llama3_70b'" for messages
+  llvm::SMRange ownerRange; ///< where problems without a value of their own are reported
+  std::map<std::string, Value> cache;
+  std::set<std::string> inProgress;
+};
+
+class Sema {
+public:
+  Sema(const SemaOptions &opts, DiagnosticEngine &diags) : opts(opts), diags(diags) {}
+  std::optional<Program> run(const std::string &file);
+
+  DiagnosticEngine &diags;
+  const ast::Decl *findDecl(const std::string &name) const;
+  const Record *record(const std::string &name) const;
+  /// A parsed default expression for a schema field (cached, parsed once).
+  const ast::Expr *defaultExpr(const FieldSpec &spec);
+
+  // Resolve.cpp: one experiment (with sweep overrides) to a point.
+  ExperimentPoint resolvePoint(const Record &exp, const FieldValues &overrides);
+  FieldValues resolveFields(const Record &r, const FieldValues *overrides);
+  const Record *resolveRef(const Value &v, std::string_view kind);
+  ResolvedTopology resolveTopology(const Record &r, const FieldValues *overrides);
+  ResolvedFaults resolveFaults(const Record &r);
+  // Checks.cpp: feasibility problems of a resolved point.
+  struct Problem {
+    std::string message;
+    llvm::SMRange range;
+  };
+  std::vector<Problem> check(const ExperimentPoint &p, const Record &exp);
+  // Sweep.cpp
+  void expandSweep(const ast::Decl &sweep, std::vector<ExperimentPoint> &out);
+
+private:
+  // Loader.cpp
+  bool load(const std::string &path, llvm::SMRange from, std::vector<std::string> &stack);
+  std::string findImport(const ast::Import &imp, const std::string &fromFile);
+  // Declare.cpp
+  void declare();
+  void buildRecord(const ast::Decl &d);
+  using Seen = std::map<std::string, llvm::SMRange>;
+  void addBody(Record &r, const ast::Block &b, const std::string &prefix, Seen &seen);
+  void addDim(Record &r, const ast::DimStmt &s);
+  void bind(Bindings &fields, const KindSchema &schema, const ast::AssignStmt &s,
+            const std::string &prefix, Seen &seen, std::set<std::string> *sections = nullptr);
+  std::string noun(const Record &r) const;
+  void applyOverrides();
+  void checkAllDecls();
+  void runExperiment(const ast::Decl &d, std::vector<ExperimentPoint> &out);
+
+  const SemaOptions &opts;
+  std::vector<std::unique_ptr<ast::Module>> modules;
+  std::map<std::string, const ast::Module *> loaded; ///< by real path
+  std::map<std::string, const ast::Decl *> decls;
+  std::map<std::string, Record> records;
+  std::map<std::string, std::vector<ast::StmtPtr>> overrideStmts; ///< by decl name
+  std::map<const FieldSpec *, ast::StmtPtr> defaults;
+  const ast::Module *root = nullptr;
+  friend class RecordScope;
+};
+
+} // namespace rapid::sema

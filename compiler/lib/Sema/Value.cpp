@@ -1,0 +1,82 @@
+//===- Value.cpp ----------------------------------------------------------===//
+#include "rapid/Sema/Value.h"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace rapid {
+
+bool Value::isInteger() const {
+  return kind == Kind::Number && q.dim.isNumber() && std::floor(q.value) == q.value;
+}
+
+std::string formatNumber(double v) {
+  if (std::floor(v) == v && std::fabs(v) < 1e18)
+    return fmt::format("{}", (long long)v);
+  return fmt::format("{}", v); // shortest round-trip form
+}
+
+std::string Value::describe() const {
+  switch (kind) {
+  case Kind::Error: return "an invalid value";
+  case Kind::Number: return describeDim(q.dim);
+  case Kind::Bool: return "a switch (on/off)";
+  case Kind::Symbol: return fmt::format("name '{}'", s);
+  case Kind::String: return "a string";
+  case Kind::List: return "a list";
+  case Kind::Call: return fmt::format("'{}(...)'", s);
+  }
+  return "";
+}
+
+std::string Value::str() const {
+  switch (kind) {
+  case Kind::Error: return "<error>";
+  case Kind::Number: return formatNumber(q.value);
+  case Kind::Bool: return b ? "on" : "off";
+  case Kind::Symbol: return s;
+  case Kind::String: return fmt::format("\"{}\"", s);
+  case Kind::List:
+  case Kind::Call: {
+    std::string out = kind == Kind::Call ? s + "(" : "[";
+    for (size_t i = 0; i < items.size(); ++i)
+      out += (i ? ", " : "") + items[i].str();
+    return out + (kind == Kind::Call ? ")" : "]");
+  }
+  }
+  return "";
+}
+
+static std::string jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string Value::json() const {
+  switch (kind) {
+  case Kind::Number: return formatNumber(q.value);
+  case Kind::Bool: return b ? "true" : "false";
+  case Kind::List: {
+    std::string out = "[";
+    for (size_t i = 0; i < items.size(); ++i)
+      out += (i ? "," : "") + items[i].json();
+    return out + "]";
+  }
+  case Kind::Call: {
+    std::string out = "{\"dist\":" + jsonString(s) + ",\"args\":[";
+    for (size_t i = 0; i < items.size(); ++i)
+      out += (i ? "," : "") + items[i].json();
+    return out + "]}";
+  }
+  case Kind::Symbol:
+  case Kind::String: return jsonString(s);
+  case Kind::Error: return "null";
+  }
+  return "null";
+}
+
+} // namespace rapid
