@@ -29,12 +29,12 @@ std::string Sema::noun(const Record &r) const {
   return fmt::format("{} '{}'", r.schema->noun, r.name());
 }
 
-void Sema::bind(Bindings &fields, const KindSchema &schema, const ast::AssignStmt &s,
+void Sema::bind(Bindings &fields, const KindSchema &schema, const std::string &owner, const ast::AssignStmt &s,
                 const std::string &prefix, Seen &seen, std::set<std::string> *sections) {
   std::string path = prefix + s.path.dotted();
   const FieldSpec *spec = schema.find(path);
   if (!spec) {
-    diags.report(DiagID::UnknownField, s.path.range, schema.noun, path, didYouMean(path, fieldNames(schema)));
+    diags.report(DiagID::UnknownField, s.path.range, owner, path, didYouMean(path, fieldNames(schema)));
     return;
   }
   if (s.values.size() != 1) {
@@ -56,14 +56,14 @@ void Sema::addBody(Record &r, const ast::Block &b, const std::string &prefix, Se
   for (const ast::StmtPtr &sp : b.stmts) {
     const ast::Stmt &s = *sp;
     if (auto *a = llvm::dyn_cast<ast::AssignStmt>(&s)) {
-      bind(r.fields, *r.schema, *a, prefix, seen, &r.sections);
+      bind(r.fields, *r.schema, noun(r), *a, prefix, seen, &r.sections);
     } else if (auto *sec = llvm::dyn_cast<ast::SectionStmt>(&s)) {
       if (kind == "faults" && prefix.empty() && sec->kind.name == "random") {
         Record::Random rnd{sec, {}};
         Seen own;
         for (const ast::StmtPtr &x : sec->body.stmts)
           if (auto *a = llvm::dyn_cast<ast::AssignStmt>(x.get()))
-            bind(rnd.fields, randomFaultSchema(), *a, "", own);
+            bind(rnd.fields, randomFaultSchema(), "a random fault", *a, "", own);
           else
             diags.report(DiagID::UnknownSection, x->getRange(), "a random fault", "statement", "; write 'field = value;'");
         r.randoms.push_back(std::move(rnd));
@@ -80,12 +80,7 @@ void Sema::addBody(Record &r, const ast::Block &b, const std::string &prefix, Se
     } else if (auto *d = llvm::dyn_cast<ast::DimStmt>(&s); d && kind == "topology") {
       addDim(r, *d);
     } else if (auto *f = llvm::dyn_cast<ast::LinkFaultStmt>(&s); f && kind == "faults") {
-      r.linkFaults.push_back(f);
-      Bindings unused;
-      Seen own;
-      for (const ast::StmtPtr &x : f->body.stmts)
-        if (auto *a = llvm::dyn_cast<ast::AssignStmt>(x.get()))
-          bind(unused, linkFaultSchema(), *a, "", own);
+      r.linkFaults.push_back(f); // its fields are bound when the fault set resolves
     } else if (auto *m = llvm::dyn_cast<ast::MapStmt>(&s); m && kind == "experiment") {
       if (r.mapsInherited) {
         r.maps.clear();
@@ -112,7 +107,7 @@ void Sema::addDim(Record &r, const ast::DimStmt &s) {
       continue;
     }
     if (a->path.dotted() != "link") {
-      bind(dim.fields, dimSchema(), *a, "", own);
+      bind(dim.fields, dimSchema(), fmt::format("dimension '{}'", s.name.name), *a, "", own);
       continue;
     }
     // `link = 100 GB/s, 500 ns;` is bandwidth and latency at once.

@@ -112,7 +112,7 @@ void Sema::buildRecord(const ast::Decl &d) {
   addBody(r, d.body, "", seen);
   Seen fromCommandLine;
   for (const ast::StmtPtr &s : overrideStmts[d.name.name])
-    bind(r.fields, *r.schema, llvm::cast<ast::AssignStmt>(*s), "", fromCommandLine, &r.sections);
+    bind(r.fields, *r.schema, noun(r), llvm::cast<ast::AssignStmt>(*s), "", fromCommandLine, &r.sections);
   records.emplace(d.name.name, std::move(r));
 }
 

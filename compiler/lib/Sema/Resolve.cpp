@@ -114,7 +114,7 @@ ResolvedFaults Sema::resolveFaults(const Record &r) {
     Seen own;
     for (const ast::StmtPtr &x : s->body.stmts)
       if (auto *a = llvm::dyn_cast<ast::AssignStmt>(x.get()); a && !s->hard)
-        bind(b, linkFaultSchema(), *a, "", own);
+        bind(b, linkFaultSchema(), "a link fault", *a, "", own);
     if (!s->hard)
       lf.fields = RecordScope(*this, linkFaultSchema(), b, nullptr, nullptr, "link fault", s->dim.range).all();
     f.links.push_back(std::move(lf));

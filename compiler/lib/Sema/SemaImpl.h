@@ -139,7 +139,7 @@ private:
   using Seen = std::map<std::string, llvm::SMRange>;
   void addBody(Record &r, const ast::Block &b, const std::string &prefix, Seen &seen);
   void addDim(Record &r, const ast::DimStmt &s);
-  void bind(Bindings &fields, const KindSchema &schema, const ast::AssignStmt &s,
+  void bind(Bindings &fields, const KindSchema &schema, const std::string &owner, const ast::AssignStmt &s,
             const std::string &prefix, Seen &seen, std::set<std::string> *sections = nullptr);
   std::string noun(const Record &r) const;
   void applyOverrides();
