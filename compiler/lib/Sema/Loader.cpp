@@ -2,6 +2,7 @@
 #include "SemaImpl.h"
 
 #include "rapid/Parse/Parser.h"
+#include "rapid/Sema/Specs.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -11,6 +12,12 @@
 namespace rapid {
 std::optional<Program> analyze(const std::string &file, const SemaOptions &opts, DiagnosticEngine &diags) {
   return sema::Sema(opts, diags).run(file);
+}
+
+std::optional<FieldValues> resolveDeclaration(const std::string &kind, const std::string &name,
+                                              const std::vector<std::string> &imports,
+                                              const SemaOptions &opts, DiagnosticEngine &diags) {
+  return sema::Sema(opts, diags).resolveNamed(kind, name, imports);
 }
 } // namespace rapid
 
@@ -65,8 +72,12 @@ bool Sema::load(const std::string &path, llvm::SMRange from, std::vector<std::st
     diags.report(DiagID::CannotOpenFile, from, path, buf.getError().message());
     return false;
   }
-  llvm::SourceMgr &sm = diags.sourceMgr();
-  unsigned id = sm.AddNewSourceBuffer(std::move(*buf), from.Start);
+  return loadBuffer(std::move(*buf), path, key, from, stack);
+}
+
+bool Sema::loadBuffer(std::unique_ptr<llvm::MemoryBuffer> buf, const std::string &path, const std::string &key,
+                      llvm::SMRange from, std::vector<std::string> &stack) {
+  unsigned id = diags.sourceMgr().AddNewSourceBuffer(std::move(buf), from.Start);
   std::unique_ptr<ast::Module> module = parseModule(id, diags);
   if (!module)
     return false;
@@ -89,6 +100,34 @@ bool Sema::load(const std::string &path, llvm::SMRange from, std::vector<std::st
   }
   stack.pop_back();
   return ok;
+}
+
+std::optional<FieldValues> Sema::resolveNamed(const std::string &kind, const std::string &name,
+                                              const std::vector<std::string> &imports) {
+  std::string text;
+  for (const std::string &i : imports)
+    text += i.find('/') != std::string::npos || llvm::StringRef(i).ends_with(".rapid")
+                ? "import \"" + i + "\";\n"
+                : "import " + i + ";\n";
+  std::vector<std::string> stack;
+  if (!loadBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "<query>"), "<query>", "<query>", {}, stack))
+    return std::nullopt;
+  declare();
+  applyOverrides();
+  const ast::Decl *d = findDecl(name);
+  if (d) buildRecord(*d);
+  const Record *r = record(name);
+  if (!r || r->schema->kind != kind) {
+    std::vector<std::string> same;
+    for (const auto &[n, x] : decls)
+      if (x->kind.name == kind) same.push_back(n);
+    diags.report(DiagID::UnknownName, {}, kind, name, didYouMean(name, same));
+    return std::nullopt;
+  }
+  FieldValues f = resolveFields(*r, nullptr);
+  if (diags.hasErrors())
+    return std::nullopt;
+  return f;
 }
 
 std::string Sema::findImport(const ast::Import &imp, const std::string &fromFile) {

@@ -5,6 +5,8 @@
 #include "rapid/Sema/Schema.h"
 #include "rapid/Sema/Sema.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+
 #include <functional>
 #include <memory>
 #include <set>
@@ -107,6 +109,9 @@ class Sema {
 public:
   Sema(const SemaOptions &opts, DiagnosticEngine &diags) : opts(opts), diags(diags) {}
   std::optional<Program> run(const std::string &file);
+  /// Loads `imports` and resolves the declaration `name` of `kind` alone.
+  std::optional<FieldValues> resolveNamed(const std::string &kind, const std::string &name,
+                                          const std::vector<std::string> &imports);
 
   DiagnosticEngine &diags;
   const ast::Decl *findDecl(const std::string &name) const;
@@ -132,6 +137,8 @@ public:
 private:
   // Loader.cpp
   bool load(const std::string &path, llvm::SMRange from, std::vector<std::string> &stack);
+  bool loadBuffer(std::unique_ptr<llvm::MemoryBuffer> buf, const std::string &path, const std::string &key,
+                  llvm::SMRange from, std::vector<std::string> &stack);
   std::string findImport(const ast::Import &imp, const std::string &fromFile);
   // Declare.cpp
   void declare();
