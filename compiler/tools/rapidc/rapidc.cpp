@@ -5,7 +5,9 @@
 // output to stdout; exit status 1 on any error.
 //===----------------------------------------------------------------------===//
 #include "rapid/AST/ASTPrinter.h"
+#include "rapid/IR/Printer.h"
 #include "rapid/Parse/Parser.h"
+#include "rapid/Passes/Pipeline.h"
 #include "rapid/Sema/PointPrinter.h"
 #include "rapid/Sema/Sema.h"
 
@@ -19,7 +21,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Emit { Ast, Sema, Run };
+enum class Emit { Ast, Sema, IR, Run };
 enum class Format { Text, Json };
 
 cl::OptionCategory category("rapidc options");
@@ -27,6 +29,7 @@ cl::opt<std::string> inputFile(cl::Positional, cl::desc("<experiment.rapid>"), c
 cl::opt<Emit> emit("emit", cl::desc("how far to run the pipeline"), cl::init(Emit::Run),
                    cl::values(clEnumValN(Emit::Ast, "ast", "print the syntax tree"),
                               clEnumValN(Emit::Sema, "sema", "print every resolved experiment point"),
+                              clEnumValN(Emit::IR, "ir", "print the operator IR of every feasible point"),
                               clEnumValN(Emit::Run, "run", "run every experiment (default)")),
                    cl::cat(category));
 cl::opt<Format> format("format", cl::desc("output format"), cl::init(Format::Text),
@@ -37,6 +40,7 @@ cl::list<std::string> includeDirs("I", cl::desc("add a directory to the import s
                                   cl::cat(category));
 cl::list<std::string> overrides("set", cl::desc("override a declared value: --set h100.hbm.bandwidth='2 TB/s'"),
                                 cl::value_desc("NAME=VALUE"), cl::cat(category));
+cl::opt<bool> printAfterAll("print-after-all", cl::desc("print the IR after every pass"), cl::cat(category));
 cl::opt<std::string> stdlibDir("stdlib", cl::desc("where `import std.*` looks"), cl::init(RAPID_STDLIB_DIR),
                                cl::cat(category));
 
@@ -87,6 +91,17 @@ int main(int argc, char **argv) {
   std::optional<Program> prog = analyze(inputFile, opts, diags);
   if (!prog)
     return 1;
+  if (emit == Emit::IR) {
+    PipelineOptions popts;
+    if (printAfterAll) popts.printAfterAll = &llvm::outs();
+    for (const ExperimentPoint &p : prog->points) {
+      if (!p.feasible) continue;
+      ir::Program ir = compilePoint(p, popts);
+      if (!printAfterAll) ir::printProgram(ir, llvm::outs());
+      ir::printSummary(ir, llvm::outs());
+    }
+    return 0;
+  }
   if (format == Format::Json) {
     for (const ExperimentPoint &p : prog->points) printPointJson(p, llvm::outs());
   } else if (emit == Emit::Sema) {

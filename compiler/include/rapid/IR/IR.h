@@ -1,0 +1,113 @@
+//===- IR.h - The operator-level IR ----------------------------*- C++ -*-===//
+//
+// One experiment point lowers to a Program: one Graph per pipeline stage (and
+// virtual chunk layout), because every rank of a stage runs the same program
+// on its own shard (SPMD); the Chakra emitter expands stages to ranks.
+//
+// A Graph is a flat vector of Ops in program order (a valid topological
+// order); `deps` index earlier ops of the same graph. Compute ops carry
+// shapes, FLOPs and bytes; communication ops carry the collective kind, the
+// bytes each rank contributes, and the communicator group. Times and the
+// bound that set them are filled by the cost pass.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/Support/DType.h"
+#include "rapid/Support/Units.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rapid::ir {
+
+enum class OpKind : uint8_t {
+  // Compute.
+  Gemm,           ///< (m x k)·(k x n), `batch` times
+  FlashAttention, ///< fused attention, forward or backward
+  Softmax,        ///< naive attention's scale+mask+softmax over the score matrix
+  Norm,           ///< LayerNorm / RMSNorm
+  Activation,     ///< GELU / SwiGLU
+  Residual,       ///< elementwise add
+  Rotary,         ///< rotary position embedding on Q and K
+  Embedding,      ///< token (+position) lookup, or its gradient scatter
+  CrossEntropy,   ///< LM-head softmax and loss
+  Router,         ///< MoE top-k gate
+  Optimizer,      ///< the parameter update
+  // Communication.
+  AllReduce,
+  AllGather,
+  ReduceScatter,
+  AllToAll,
+  Send,
+  Recv,
+};
+
+enum class Phase : uint8_t { Forward, Backward, Recompute, Update };
+
+/// Which communicator a collective runs in (ranks of the same stage that
+/// differ only in that coordinate), or the pipeline for send/recv.
+enum class Group : uint8_t { None, TP, CP, DP, EP, PP };
+
+/// What set an op's time in the cost model.
+enum class Bound : uint8_t { None, Compute, SharedMemory, L2, HBM, Launch, Network };
+
+struct Shape {
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+};
+
+struct Op {
+  OpKind kind = OpKind::Gemm;
+  Phase phase = Phase::Forward;
+  DType dtype = DType::BF16;
+  std::string name;     ///< "attn.qkv", "mlp.fc1.wgrad", ...
+  int32_t layer = -1;   ///< transformer layer, -1 for embedding/head/optimizer
+  int32_t micro = -1;   ///< microbatch, -1 for once-per-step ops
+  Shape shape;          ///< GEMM dimensions; attention: m = q tokens, n = kv tokens, k = head_dim, batch = b*heads
+  bool causal = false;  ///< attention masks the upper triangle
+  double flops = 0;     ///< floating-point operations of this op on one rank
+  double bytes = 0;     ///< HBM bytes read + written by a non-GEMM op (GEMM traffic comes from tiling)
+  // Communication.
+  Group group = Group::None;
+  double commBytes = 0; ///< Chakra comm_size meaning: AR/RS/A2A whole buffer, AG per-rank input, P2P message
+  int32_t peer = -1;    ///< send/recv: the stage at the other end
+  int32_t tag = 0;      ///< send/recv pairing tag
+  // Filled by the cost pass.
+  Seconds time;
+  Bound bound = Bound::None;
+  std::vector<uint32_t> deps;
+
+  bool isComm() const { return kind >= OpKind::AllReduce; }
+};
+
+struct Graph {
+  int32_t stage = 0;
+  std::vector<Op> ops;
+  /// Appends `op` and returns its index.
+  uint32_t add(Op op) {
+    ops.push_back(std::move(op));
+    return uint32_t(ops.size() - 1);
+  }
+};
+
+/// The parallel layout lowering used, for the emitter and reports.
+struct Layout {
+  int64_t tp = 1, cp = 1, pp = 1, dp = 1, ep = 1;
+  bool sp = false;
+  int64_t virtualStages = 1;
+  int64_t microbatches = 1;
+  int64_t layersPerStage = 0;
+};
+
+struct Program {
+  std::string experiment;
+  Layout layout;
+  std::vector<Graph> stages;
+};
+
+const char *kindName(OpKind k);
+const char *phaseName(Phase p);
+const char *groupName(Group g);
+const char *boundName(Bound b);
+
+} // namespace rapid::ir

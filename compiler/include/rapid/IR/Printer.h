@@ -1,0 +1,20 @@
+//===- Printer.h - `--emit=ir` ----------------------------------*- C++ -*-===//
+#pragma once
+
+#include "rapid/IR/IR.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace rapid::ir {
+
+/// Stable text, one op per line:
+///   %7 = gemm "attn.qkv" fwd L0 mb0 [m=2048 n=3072 k=1024] bf16 flops=1.288e+10 time=41.2us bound=compute deps=(%6)
+void printProgram(const Program &p, llvm::raw_ostream &os);
+/// Totals per stage and for the program: op counts, FLOPs by phase.
+void printSummary(const Program &p, llvm::raw_ostream &os);
+
+/// FLOPs of all ranks in one step: per-stage op FLOPs times the ranks that run
+/// each stage's program (tp*cp*dp), for the phases asked for.
+double totalFlops(const Program &p, bool withRecompute);
+
+} // namespace rapid::ir

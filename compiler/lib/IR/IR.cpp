@@ -1,0 +1,64 @@
+//===- IR.cpp - Names of IR enums -----------------------------------------===//
+#include "rapid/IR/IR.h"
+
+namespace rapid::ir {
+
+const char *kindName(OpKind k) {
+  switch (k) {
+  case OpKind::Gemm: return "gemm";
+  case OpKind::FlashAttention: return "flash_attention";
+  case OpKind::Softmax: return "softmax";
+  case OpKind::Norm: return "norm";
+  case OpKind::Activation: return "activation";
+  case OpKind::Residual: return "residual";
+  case OpKind::Rotary: return "rotary";
+  case OpKind::Embedding: return "embedding";
+  case OpKind::CrossEntropy: return "cross_entropy";
+  case OpKind::Router: return "router";
+  case OpKind::Optimizer: return "optimizer";
+  case OpKind::AllReduce: return "all_reduce";
+  case OpKind::AllGather: return "all_gather";
+  case OpKind::ReduceScatter: return "reduce_scatter";
+  case OpKind::AllToAll: return "all_to_all";
+  case OpKind::Send: return "send";
+  case OpKind::Recv: return "recv";
+  }
+  return "?";
+}
+
+const char *phaseName(Phase p) {
+  switch (p) {
+  case Phase::Forward: return "fwd";
+  case Phase::Backward: return "bwd";
+  case Phase::Recompute: return "recompute";
+  case Phase::Update: return "update";
+  }
+  return "?";
+}
+
+const char *groupName(Group g) {
+  switch (g) {
+  case Group::None: return "none";
+  case Group::TP: return "tp";
+  case Group::CP: return "cp";
+  case Group::DP: return "dp";
+  case Group::EP: return "ep";
+  case Group::PP: return "pp";
+  }
+  return "?";
+}
+
+const char *boundName(Bound b) {
+  switch (b) {
+  case Bound::None: return "none";
+  case Bound::Compute: return "compute";
+  case Bound::SharedMemory: return "smem";
+  case Bound::L2: return "l2";
+  case Bound::HBM: return "hbm";
+  case Bound::Launch: return "launch";
+  case Bound::Network: return "network";
+  }
+  return "?";
+}
+
+} // namespace rapid::ir

@@ -1,0 +1,75 @@
+//===- Printer.cpp --------------------------------------------------------===//
+#include "rapid/IR/Printer.h"
+
+#include <fmt/format.h>
+
+namespace rapid::ir {
+namespace {
+
+std::string opLine(const Op &op, size_t idx) {
+  std::string s = fmt::format("%{} = {} \"{}\" {}", idx, kindName(op.kind), op.name, phaseName(op.phase));
+  if (op.layer >= 0) s += fmt::format(" L{}", op.layer);
+  if (op.micro >= 0) s += fmt::format(" mb{}", op.micro);
+  if (op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention) {
+    s += fmt::format(" [m={} n={} k={}", op.shape.m, op.shape.n, op.shape.k);
+    if (op.shape.batch != 1) s += fmt::format(" batch={}", op.shape.batch);
+    s += op.causal ? " causal]" : "]";
+  }
+  if (op.isComm()) {
+    s += fmt::format(" group={} bytes={}", groupName(op.group), op.commBytes);
+    if (op.peer >= 0) s += fmt::format(" peer={} tag={}", op.peer, op.tag);
+  } else {
+    s += fmt::format(" {} flops={:.4g}", nameOf(op.dtype), op.flops);
+    if (op.bytes > 0) s += fmt::format(" bytes={:.4g}", op.bytes);
+  }
+  if (op.bound != Bound::None)
+    s += fmt::format(" time={:.4g}us bound={}", op.time.value() * 1e6, boundName(op.bound));
+  if (!op.deps.empty()) {
+    s += " deps=(";
+    for (size_t i = 0; i < op.deps.size(); ++i) s += fmt::format("{}%{}", i ? ", " : "", op.deps[i]);
+    s += ")";
+  }
+  return s;
+}
+
+double ranksPerStage(const Layout &l) { return double(l.tp * l.cp * l.dp); }
+
+} // namespace
+
+void printProgram(const Program &p, llvm::raw_ostream &os) {
+  const Layout &l = p.layout;
+  os << fmt::format("program \"{}\" tp={} cp={} pp={} dp={} ep={} sp={} vstages={} microbatches={}\n", p.experiment,
+                    l.tp, l.cp, l.pp, l.dp, l.ep, l.sp ? "on" : "off", l.virtualStages, l.microbatches);
+  for (const Graph &g : p.stages) {
+    os << fmt::format("stage {} {{\n", g.stage);
+    for (size_t i = 0; i < g.ops.size(); ++i) os << "  " << opLine(g.ops[i], i) << "\n";
+    os << "}\n";
+  }
+}
+
+double totalFlops(const Program &p, bool withRecompute) {
+  double total = 0;
+  for (const Graph &g : p.stages)
+    for (const Op &op : g.ops)
+      if (!op.isComm() && op.kind != OpKind::Optimizer && (withRecompute || op.phase != Phase::Recompute))
+        total += op.flops;
+  return total * ranksPerStage(p.layout);
+}
+
+void printSummary(const Program &p, llvm::raw_ostream &os) {
+  for (const Graph &g : p.stages) {
+    size_t comm = 0;
+    double flops = 0, time = 0;
+    for (const Op &op : g.ops) {
+      comm += op.isComm();
+      flops += op.isComm() ? 0 : op.flops;
+      time += op.isComm() ? 0 : op.time.value();
+    }
+    os << fmt::format("// stage {}: {} ops ({} communication), {:.6g} FLOPs per rank, {:.6g} s of compute\n", g.stage,
+                      g.ops.size(), comm, flops, time);
+  }
+  os << fmt::format("// model FLOPs per step (all ranks, no recompute): {:.6g}\n", totalFlops(p, false));
+  os << fmt::format("// hardware FLOPs per step (all ranks, with recompute): {:.6g}\n", totalFlops(p, true));
+}
+
+} // namespace rapid::ir

@@ -1,0 +1,33 @@
+//===- Verifier.cpp -------------------------------------------------------===//
+#include "rapid/IR/Verifier.h"
+
+#include <fmt/format.h>
+#include <map>
+#include <tuple>
+
+namespace rapid::ir {
+
+std::string verify(const Program &p) {
+  // (from stage, to stage, tag) -> sends minus receives.
+  std::map<std::tuple<int, int, int>, int> pairs;
+  for (const Graph &g : p.stages) {
+    for (size_t i = 0; i < g.ops.size(); ++i) {
+      const Op &op = g.ops[i];
+      auto where = [&] { return fmt::format("stage {} op %{} \"{}\"", g.stage, i, op.name); };
+      for (uint32_t d : op.deps)
+        if (d >= i) return fmt::format("{} depends on %{}, which does not come before it", where(), d);
+      if (op.flops < 0 || op.bytes < 0) return fmt::format("{} has negative work", where());
+      if (op.isComm() && (op.group == Group::None || op.commBytes <= 0))
+        return fmt::format("{} is a collective without a group or a size", where());
+      if (op.kind == OpKind::Send) ++pairs[{g.stage, op.peer, op.tag}];
+      if (op.kind == OpKind::Recv) --pairs[{op.peer, g.stage, op.tag}];
+    }
+  }
+  for (const auto &[key, n] : pairs)
+    if (n != 0)
+      return fmt::format("send/recv from stage {} to stage {} with tag {} do not pair", std::get<0>(key),
+                         std::get<1>(key), std::get<2>(key));
+  return "";
+}
+
+} // namespace rapid::ir

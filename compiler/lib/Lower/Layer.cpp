@@ -1,0 +1,224 @@
+//===- Layer.cpp - One transformer layer, embedding and LM head -----------===//
+//
+// Megatron-LM sharding (Shoeybi et al. 2019; Korthikanti et al. 2022): QKV
+// and FC1 split their output columns over TP, the output projection and FC2
+// their input rows, so each block ends in one TP all-reduce (or, with
+// sequence parallelism, a reduce-scatter, with an all-gather before the next
+// block's first GEMM). Context parallelism splits tokens; each rank gathers
+// the keys and values of the whole sequence. Backward runs each GEMM's dgrad
+// and wgrad; the dgrad's TP collective overlaps the wgrad.
+// Pointwise FLOP and byte counts per element are in docs/model.md.
+//===----------------------------------------------------------------------===//
+#include "LowerImpl.h"
+
+namespace rapid::lower {
+namespace {
+
+/// All-reduce (or SP reduce-scatter) that closes a row-parallel block.
+void tpReduce(Chain &c, const Shard &sh, const char *ar, const char *rs) {
+  if (sh.t() == 1) return;
+  double full = double(sh.tokens) * sh.model.hidden * sh.d;
+  c.add(sh.sp() ? collective(OpKind::ReduceScatter, rs, Group::TP, full)
+                : collective(OpKind::AllReduce, ar, Group::TP, full));
+}
+
+/// SP all-gather of a sequence-sharded activation before a column-parallel GEMM.
+void spGather(Chain &c, const Shard &sh, const char *name) {
+  if (sh.sp()) c.add(collective(OpKind::AllGather, name, Group::TP, sh.actElems() * sh.d));
+}
+
+/// The TP collective of a column-parallel dgrad, overlapped with its wgrad.
+void tpReduceOverlapped(Chain &c, const Shard &sh, const char *ar, const char *rs, const char *gather) {
+  if (sh.t() == 1) return;
+  double full = double(sh.tokens) * sh.model.hidden * sh.d;
+  c.addSide(sh.sp() ? collective(OpKind::ReduceScatter, rs, Group::TP, full)
+                    : collective(OpKind::AllReduce, ar, Group::TP, full));
+  spGather(c, sh, gather); // the wgrad needs the whole input again
+}
+
+int64_t qLocal(const Shard &sh) { return sh.headsLocal * sh.model.headDim; }
+int64_t qkvLocal(const Shard &sh) { return qLocal(sh) + 2 * sh.kvLocal; }
+
+Op flashAttention(const Shard &sh, bool backward) {
+  Op op;
+  op.kind = OpKind::FlashAttention;
+  op.name = backward ? "attn.core.bwd" : "attn.core";
+  int64_t kv = sh.s * sh.layout.cp;
+  op.shape = {sh.s, kv, sh.model.headDim, sh.b * sh.headsLocal};
+  op.causal = true;
+  // QK^T and PV, 2 FLOPs per multiply-add; the causal mask skips half the tiles.
+  double fwd = 4.0 * sh.s * kv * sh.model.headDim * double(op.shape.batch) * 0.5;
+  // Backward recomputes S and runs dV, dP, dQ, dK: 5 products against 2.
+  op.flops = backward ? 2.5 * fwd : fwd;
+  double q = double(sh.s) * qLocal(sh), k = double(kv) * sh.kvLocal;
+  op.bytes = double(sh.b) * sh.d * (backward ? 4 * q + 4 * k : 2 * q + 2 * k);
+  return op;
+}
+
+void attentionForward(Chain &c, const Shard &sh, bool recomputeOnly = false) {
+  if (sh.flash) {
+    if (!recomputeOnly) c.add(flashAttention(sh, false));
+    return;
+  }
+  int64_t kv = sh.s * sh.layout.cp, batch = sh.b * sh.headsLocal;
+  c.add(gemm("attn.score", sh.s, kv, sh.model.headDim, batch));
+  c.add(pointwise(OpKind::Softmax, "attn.softmax", double(batch) * sh.s * kv, 5, 2, sh.d));
+  if (!recomputeOnly) c.add(gemm("attn.pv", sh.s, sh.model.headDim, kv, batch));
+}
+
+void attentionBackward(Chain &c, const Shard &sh) {
+  if (sh.flash) {
+    c.add(flashAttention(sh, true));
+    return;
+  }
+  if (sh.recompute == "selective") { // Korthikanti: re-run the score and softmax, not the GEMMs around them
+    Phase saved = c.phase;
+    c.phase = Phase::Recompute;
+    attentionForward(c, sh, /*recomputeOnly=*/true);
+    c.phase = saved;
+  }
+  int64_t kv = sh.s * sh.layout.cp, batch = sh.b * sh.headsLocal, hd = sh.model.headDim;
+  c.add(gemm("attn.pv.dgrad_v", kv, hd, sh.s, batch));
+  c.add(gemm("attn.pv.dgrad_p", sh.s, kv, hd, batch));
+  c.add(pointwise(OpKind::Softmax, "attn.softmax.bwd", double(batch) * sh.s * kv, 4, 3, sh.d));
+  c.add(gemm("attn.score.dgrad_q", sh.s, hd, kv, batch));
+  c.add(gemm("attn.score.dgrad_k", kv, hd, sh.s, batch));
+}
+
+void moeForward(Chain &c, const Shard &sh) {
+  const ModelSpec &m = sh.model;
+  int64_t T = sh.tokens, local = m.experts / sh.layout.ep;
+  double routed = double(T) * m.topK * m.capacityFactor;
+  int64_t perExpert = int64_t(routed * sh.layout.ep / m.experts + 0.5);
+  c.add(gemm("moe.router", T, m.experts, m.hidden));
+  c.add(pointwise(OpKind::Router, "moe.topk", double(T) * m.experts, 5, 2, sh.d));
+  c.add(collective(OpKind::AllToAll, "moe.dispatch", Group::EP, routed * m.hidden * sh.d));
+  int64_t f1 = m.expertFfn * (m.gated ? 2 : 1) / sh.t(), f2 = m.expertFfn / sh.t();
+  c.add(gemm("moe.fc1", perExpert, f1, m.hidden, local));
+  c.add(pointwise(OpKind::Activation, "moe.act", double(perExpert) * local * f2, m.gated ? 11 : 10,
+                  m.gated ? 3 : 2, sh.d));
+  c.add(gemm("moe.fc2", perExpert, m.hidden, f2, local));
+  c.add(collective(OpKind::AllToAll, "moe.combine", Group::EP, routed * m.hidden * sh.d));
+}
+
+void moeBackward(Chain &c, const Shard &sh) {
+  const ModelSpec &m = sh.model;
+  int64_t T = sh.tokens, local = m.experts / sh.layout.ep;
+  double routed = double(T) * m.topK * m.capacityFactor;
+  int64_t perExpert = int64_t(routed * sh.layout.ep / m.experts + 0.5);
+  int64_t f1 = m.expertFfn * (m.gated ? 2 : 1) / sh.t(), f2 = m.expertFfn / sh.t();
+  c.add(collective(OpKind::AllToAll, "moe.combine.bwd", Group::EP, routed * m.hidden * sh.d));
+  c.add(gemm("moe.fc2.dgrad", perExpert, f2, m.hidden, local));
+  c.add(gemm("moe.fc2.wgrad", f2, m.hidden, perExpert, local));
+  c.add(pointwise(OpKind::Activation, "moe.act.bwd", double(perExpert) * local * f2, m.gated ? 22 : 20,
+                  m.gated ? 5 : 3, sh.d));
+  c.add(gemm("moe.fc1.dgrad", perExpert, m.hidden, f1, local));
+  c.add(gemm("moe.fc1.wgrad", m.hidden, f1, perExpert, local));
+  c.add(collective(OpKind::AllToAll, "moe.dispatch.bwd", Group::EP, routed * m.hidden * sh.d));
+  c.add(gemm("moe.router.dgrad", T, m.hidden, m.experts));
+  c.add(gemm("moe.router.wgrad", m.hidden, m.experts, T));
+}
+
+void mlpForward(Chain &c, const Shard &sh) {
+  int64_t T = sh.tokens, f = sh.model.ffn / sh.t();
+  c.add(gemm("mlp.fc1", T, sh.ffnLocal, sh.model.hidden));
+  c.add(pointwise(OpKind::Activation, "mlp.act", double(T) * f, sh.model.gated ? 11 : 10,
+                  sh.model.gated ? 3 : 2, sh.d));
+  c.add(gemm("mlp.fc2", T, sh.model.hidden, f));
+}
+
+} // namespace
+
+void layerForward(Chain &c, const Shard &sh, int64_t layer) {
+  c.layer = int32_t(layer);
+  int64_t T = sh.tokens;
+  c.add(pointwise(OpKind::Norm, "attn.norm", sh.actElems(), 7, 2, sh.d));
+  spGather(c, sh, "attn.sp.allgather");
+  c.add(gemm("attn.qkv", T, qkvLocal(sh), sh.model.hidden));
+  if (sh.model.rotary)
+    c.add(pointwise(OpKind::Rotary, "attn.rotary", double(T) * (qLocal(sh) + sh.kvLocal), 3, 2, sh.d));
+  if (sh.layout.cp > 1)
+    c.add(collective(OpKind::AllGather, "attn.cp.allgather_kv", Group::CP, 2.0 * T * sh.kvLocal * sh.d));
+  attentionForward(c, sh);
+  c.add(gemm("attn.out", T, sh.model.hidden, qLocal(sh)));
+  tpReduce(c, sh, "attn.tp.allreduce", "attn.sp.reducescatter");
+  c.add(pointwise(OpKind::Residual, "attn.residual", sh.actElems(), 1, 3, sh.d));
+  c.add(pointwise(OpKind::Norm, "mlp.norm", sh.actElems(), 7, 2, sh.d));
+  spGather(c, sh, "mlp.sp.allgather");
+  sh.isMoeLayer(layer) ? moeForward(c, sh) : mlpForward(c, sh);
+  tpReduce(c, sh, "mlp.tp.allreduce", "mlp.sp.reducescatter");
+  c.add(pointwise(OpKind::Residual, "mlp.residual", sh.actElems(), 1, 3, sh.d));
+}
+
+void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
+  if (sh.recompute == "full") { // re-run the layer's forward from its stored input
+    c.phase = Phase::Recompute;
+    layerForward(c, sh, layer);
+    c.phase = Phase::Backward;
+  }
+  c.layer = int32_t(layer);
+  int64_t T = sh.tokens, h = sh.model.hidden, f = sh.model.ffn / sh.t();
+  spGather(c, sh, "mlp.sp.grad_allgather");
+  if (sh.isMoeLayer(layer)) {
+    moeBackward(c, sh);
+    tpReduceOverlapped(c, sh, "mlp.tp.allreduce.bwd", "mlp.sp.reducescatter.bwd", "mlp.sp.input_allgather");
+  } else {
+    c.add(gemm("mlp.fc2.dgrad", T, f, h));
+    c.add(gemm("mlp.fc2.wgrad", f, h, T));
+    c.add(pointwise(OpKind::Activation, "mlp.act.bwd", double(T) * f, sh.model.gated ? 22 : 20,
+                    sh.model.gated ? 5 : 3, sh.d));
+    c.add(gemm("mlp.fc1.dgrad", T, h, sh.ffnLocal));
+    tpReduceOverlapped(c, sh, "mlp.tp.allreduce.bwd", "mlp.sp.reducescatter.bwd", "mlp.sp.input_allgather");
+    c.add(gemm("mlp.fc1.wgrad", h, sh.ffnLocal, T));
+  }
+  c.add(pointwise(OpKind::Norm, "mlp.norm.bwd", sh.actElems(), 14, 4, sh.d));
+  spGather(c, sh, "attn.sp.grad_allgather");
+  c.add(gemm("attn.out.dgrad", T, qLocal(sh), h));
+  c.add(gemm("attn.out.wgrad", qLocal(sh), h, T));
+  attentionBackward(c, sh);
+  if (sh.layout.cp > 1)
+    c.add(collective(OpKind::ReduceScatter, "attn.cp.reducescatter_dkv", Group::CP,
+                     2.0 * T * sh.layout.cp * sh.kvLocal * sh.d));
+  if (sh.model.rotary)
+    c.add(pointwise(OpKind::Rotary, "attn.rotary.bwd", double(T) * (qLocal(sh) + sh.kvLocal), 3, 2, sh.d));
+  c.add(gemm("attn.qkv.dgrad", T, h, qkvLocal(sh)));
+  tpReduceOverlapped(c, sh, "attn.tp.allreduce.bwd", "attn.sp.reducescatter.bwd", "attn.sp.input_allgather");
+  c.add(gemm("attn.qkv.wgrad", h, qkvLocal(sh), T));
+  c.add(pointwise(OpKind::Norm, "attn.norm.bwd", sh.actElems(), 14, 4, sh.d));
+}
+
+void embeddingForward(Chain &c, const Shard &sh) {
+  c.layer = -1;
+  c.add(pointwise(OpKind::Embedding, "embed", double(sh.tokens) * sh.model.hidden, 0, 2, sh.d));
+  tpReduce(c, sh, "embed.tp.allreduce", "embed.sp.reducescatter"); // vocabulary-parallel lookup
+}
+
+void embeddingBackward(Chain &c, const Shard &sh) {
+  c.layer = -1;
+  spGather(c, sh, "embed.sp.grad_allgather");
+  c.add(pointwise(OpKind::Embedding, "embed.wgrad", double(sh.tokens) * sh.model.hidden, 1, 3, sh.d));
+}
+
+void headForward(Chain &c, const Shard &sh) {
+  c.layer = -1;
+  int64_t T = sh.tokens, v = sh.model.vocab / sh.t();
+  c.add(pointwise(OpKind::Norm, "head.norm", sh.actElems(), 7, 2, sh.d));
+  spGather(c, sh, "head.sp.allgather");
+  c.add(gemm("head.logits", T, v, sh.model.hidden));
+  if (!sh.training) return;
+  c.add(pointwise(OpKind::CrossEntropy, "head.loss", double(T) * v, 5, 2, sh.d));
+  if (sh.t() > 1) // max, sum of exponentials and target logit, FP32, per token
+    c.add(collective(OpKind::AllReduce, "head.loss.allreduce", Group::TP, 3.0 * 4 * T));
+}
+
+void headBackward(Chain &c, const Shard &sh) {
+  c.layer = -1;
+  int64_t T = sh.tokens, v = sh.model.vocab / sh.t(), h = sh.model.hidden;
+  c.add(pointwise(OpKind::CrossEntropy, "head.loss.bwd", double(T) * v, 2, 2, sh.d));
+  c.add(gemm("head.dgrad", T, h, v));
+  tpReduceOverlapped(c, sh, "head.tp.allreduce.bwd", "head.sp.reducescatter.bwd", "head.sp.input_allgather");
+  c.add(gemm("head.wgrad", h, v, T));
+  c.add(pointwise(OpKind::Norm, "head.norm.bwd", sh.actElems(), 14, 4, sh.d));
+}
+
+} // namespace rapid::lower

@@ -1,0 +1,91 @@
+//===- LowerImpl.h - Shared state of the lowering (private) ----*- C++ -*-===//
+#pragma once
+
+#include "rapid/IR/IR.h"
+#include "rapid/Lower/Lower.h"
+#include "rapid/Sema/Specs.h"
+
+#include <set>
+
+namespace rapid::lower {
+
+using ir::Group;
+using ir::Op;
+using ir::OpKind;
+using ir::Phase;
+
+/// Shard sizes of one rank, fixed for the whole point.
+struct Shard {
+  ModelSpec model;
+  ir::Layout layout;
+  DType dtype = DType::BF16;
+  double d = 2;                ///< bytes per activation element
+  int64_t b = 1;               ///< sequences per microbatch
+  int64_t seq = 0;             ///< full sequence length
+  int64_t s = 0;               ///< tokens of a sequence on this rank (seq / cp)
+  int64_t tokens = 0;          ///< b * s
+  int64_t headsLocal = 0;      ///< query heads on this rank
+  int64_t kvLocal = 0;         ///< key/value width on this rank (heads * head_dim)
+  int64_t ffnLocal = 0;        ///< MLP columns on this rank (x2 for the gate of SwiGLU)
+  bool flash = true;
+  std::string recompute = "none";
+  bool training = true;
+  int64_t zero = 0;
+  double gradBucket = 0;
+  double gradBytes = 4;        ///< gradients are reduced in FP32 (Megatron's main_grad)
+
+  int64_t t() const { return layout.tp; }
+  bool sp() const { return layout.sp && layout.tp > 1; }
+  /// Elements of a [tokens, hidden] activation on this rank, split by SP.
+  double actElems() const { return double(tokens) * model.hidden / (sp() ? t() : 1); }
+  bool isMoeLayer(int64_t layer) const {
+    return model.experts > 1 && (layer + 1) % model.moeEvery == 0;
+  }
+  /// Parameters of one layer held by one rank (before ZeRO sharding).
+  double layerParams(int64_t layer) const;
+};
+
+Shard makeShard(const ExperimentPoint &p);
+
+/// Appends ops to a graph as a chain: each op waits for the previous one,
+/// plus any side ops (overlapped collectives) that `join` adds.
+class Chain {
+public:
+  explicit Chain(ir::Graph &g) : g(g) {}
+  uint32_t add(Op op);
+  /// Adds an op that waits on the chain's last op but does not extend the
+  /// chain; the next chained op waits for it too.
+  uint32_t addSide(Op op);
+  /// Adds an op that depends only on `deps` and on nothing in the chain.
+  uint32_t addDetached(Op op, std::vector<uint32_t> deps);
+  void after(uint32_t idx) { pending.push_back(idx); }
+  uint32_t last() const { return lastIdx; }
+  bool empty() const { return lastIdx == kNone; }
+  ir::Graph &graph() { return g; }
+  static constexpr uint32_t kNone = ~0u;
+
+  // Context stamped onto every op.
+  Phase phase = Phase::Forward;
+  int32_t layer = -1, micro = -1;
+  DType dtype = DType::BF16;
+
+private:
+  ir::Graph &g;
+  uint32_t lastIdx = kNone;
+  std::vector<uint32_t> pending;
+};
+
+// Op builders (Ops.cpp).
+Op gemm(const char *name, int64_t m, int64_t n, int64_t k, int64_t batch = 1);
+Op pointwise(OpKind kind, const char *name, double elems, double flopsPerElem, double bytesPerElem, double d);
+Op collective(OpKind kind, const char *name, Group g, double commBytes);
+
+// Layer.cpp
+void layerForward(Chain &c, const Shard &sh, int64_t layer);
+void layerBackward(Chain &c, const Shard &sh, int64_t layer);
+void embeddingForward(Chain &c, const Shard &sh);
+void embeddingBackward(Chain &c, const Shard &sh);
+void headForward(Chain &c, const Shard &sh);
+void headBackward(Chain &c, const Shard &sh);
+
+} // namespace rapid::lower

@@ -1,0 +1,105 @@
+//===- Ops.cpp - Op builders, the chain, and shard sizes ------------------===//
+#include "LowerImpl.h"
+
+#include <cmath>
+
+namespace rapid::lower {
+
+uint32_t Chain::add(Op op) {
+  op.phase = phase, op.layer = layer, op.micro = micro, op.dtype = dtype;
+  if (lastIdx != kNone) op.deps.push_back(lastIdx);
+  op.deps.insert(op.deps.end(), pending.begin(), pending.end());
+  pending.clear();
+  lastIdx = g.add(std::move(op));
+  return lastIdx;
+}
+
+uint32_t Chain::addSide(Op op) {
+  op.phase = phase, op.layer = layer, op.micro = micro, op.dtype = dtype;
+  if (lastIdx != kNone) op.deps.push_back(lastIdx);
+  uint32_t idx = g.add(std::move(op));
+  pending.push_back(idx);
+  return idx;
+}
+
+uint32_t Chain::addDetached(Op op, std::vector<uint32_t> deps) {
+  op.phase = phase, op.layer = layer, op.micro = micro, op.dtype = dtype;
+  op.deps = std::move(deps);
+  return g.add(std::move(op));
+}
+
+Op gemm(const char *name, int64_t m, int64_t n, int64_t k, int64_t batch) {
+  Op op;
+  op.kind = OpKind::Gemm;
+  op.name = name;
+  op.shape = {m, n, k, batch};
+  op.flops = 2.0 * double(m) * double(n) * double(k) * double(batch); // Megatron counts 2mnk
+  return op;
+}
+
+Op pointwise(OpKind kind, const char *name, double elems, double flopsPerElem, double bytesPerElem, double d) {
+  Op op;
+  op.kind = kind;
+  op.name = name;
+  op.flops = elems * flopsPerElem;
+  op.bytes = elems * bytesPerElem * d;
+  return op;
+}
+
+Op collective(OpKind kind, const char *name, Group g, double commBytes) {
+  Op op;
+  op.kind = kind;
+  op.name = name;
+  op.group = g;
+  op.commBytes = commBytes;
+  return op;
+}
+
+double Shard::layerParams(int64_t layer) const {
+  const ModelSpec &m = model;
+  double h = double(m.hidden);
+  double attn = h * (double(headsLocal) * m.headDim + 2.0 * kvLocal) + double(headsLocal) * m.headDim * h;
+  double matrices = m.gated ? 3 : 2;
+  double mlp = isMoeLayer(layer)
+                   ? double(m.experts / layout.ep) * matrices * h * double(m.expertFfn) / double(t()) + h * m.experts
+                   : matrices * h * double(m.ffn) / double(t());
+  return attn + mlp + 2 * h; // two norms' scales, replicated
+}
+
+Shard makeShard(const ExperimentPoint &p) {
+  Shard sh;
+  sh.model = modelSpecFrom(p.modelName, p.model);
+  auto num = [&](const char *path) { return (int64_t)p.fields.at(path).num(); };
+  ir::Layout &l = sh.layout;
+  l.tp = num("parallel.tp"), l.cp = num("parallel.cp"), l.pp = num("parallel.pp");
+  l.dp = num("parallel.dp"), l.ep = num("parallel.ep");
+  l.sp = p.fields.at("parallel.sp").b;
+  sh.training = p.workload == "training";
+  std::string w = sh.training ? "training." : "inference.";
+  sh.dtype = parseDType(p.fields.at(w + "precision").s).value_or(DType::BF16);
+  sh.d = bytesOf(sh.dtype);
+  sh.flash = p.fields.at(w + "flash_attention").b;
+  if (sh.training) {
+    sh.b = num("training.micro_batch");
+    sh.seq = num("training.seq");
+    l.virtualStages = num("training.virtual_stages");
+    l.microbatches = num("training.global_batch") / (sh.b * l.dp);
+    sh.recompute = p.fields.at("training.recompute").s;
+    sh.zero = p.fields.at("training.fsdp").b ? 3 : num("training.zero");
+    sh.gradBucket = p.fields.at("training.grad_bucket").num();
+  } else {
+    sh.b = num("inference.batch");
+    sh.seq = num("inference.prefill");
+  }
+  l.layersPerStage = sh.model.layers / l.pp;
+  sh.s = sh.seq / l.cp;
+  sh.tokens = sh.b * sh.s;
+  const ModelSpec &m = sh.model;
+  sh.headsLocal = m.heads / l.tp;
+  // Fewer KV heads than TP ranks: each rank keeps one replicated KV head.
+  sh.kvLocal = std::max<int64_t>(1, m.kvHeads / l.tp) * m.headDim;
+  sh.ffnLocal = m.ffn * (m.gated ? 2 : 1) / l.tp;
+  return sh;
+}
+
+} // namespace rapid::lower

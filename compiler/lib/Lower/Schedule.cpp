@@ -1,0 +1,215 @@
+//===- Schedule.cpp - Stage programs in pipeline-schedule order -----------===//
+//
+// Each stage runs forward (F) and backward (B) units, one per microbatch and
+// model chunk, in the order its schedule gives:
+//  - GPipe: every forward, then every backward (Huang et al. 2019).
+//  - 1F1B: p-s-1 warm-up forwards, then alternate, then drain (Narayanan et
+//    al. 2021, PipeDream-Flush).
+//  - Interleaved 1F1B: v chunks per stage, microbatches in groups of p
+//    (Narayanan et al. SC'21 Sec. 2.2; Megatron-LM's schedule).
+// Units exchange activations and gradients by send/recv; gradients are
+// reduced over DP in buckets as the last backward of each chunk produces
+// them, and the step ends with the optimizer (and ZeRO's parameter gathers).
+//===----------------------------------------------------------------------===//
+#include "LowerImpl.h"
+
+namespace rapid::lower {
+namespace {
+
+struct Unit {
+  bool forward;
+  int64_t micro, chunk;
+};
+
+std::vector<Unit> interleavedUnits(int64_t P, int64_t s, int64_t m, int64_t v) {
+  auto chunkOf = [&](int64_t k, bool fwd) {
+    int64_t c = (k / P) % v;
+    return fwd ? c : v - 1 - c;
+  };
+  auto microOf = [&](int64_t k) { return (k / (P * v)) * P + k % P; };
+  int64_t total = m * v;
+  int64_t warm = std::min(total, (P - s - 1) * 2 + (v - 1) * P);
+  std::vector<Unit> out;
+  int64_t f = 0, b = 0;
+  for (; f < warm; ++f) out.push_back({true, microOf(f), chunkOf(f, true)});
+  while (f < total) {
+    out.push_back({true, microOf(f), chunkOf(f, true)}), ++f;
+    out.push_back({false, microOf(b), chunkOf(b, false)}), ++b;
+  }
+  for (; b < total; ++b) out.push_back({false, microOf(b), chunkOf(b, false)});
+  return out;
+}
+
+std::vector<Unit> scheduleUnits(const std::string &schedule, int64_t P, int64_t s, int64_t m, int64_t v) {
+  if (schedule == "interleaved") return interleavedUnits(P, s, m, v);
+  std::vector<Unit> out;
+  if (schedule == "gpipe") {
+    for (int64_t i = 0; i < m; ++i) out.push_back({true, i, 0});
+    for (int64_t i = m; i-- > 0;) out.push_back({false, i, 0});
+    return out;
+  }
+  int64_t warm = std::min(P - s - 1, m), f = 0, b = 0;
+  for (; f < warm; ++f) out.push_back({true, f, 0});
+  for (; f < m; ++f, ++b) out.push_back({true, f, 0}), out.push_back({false, b, 0});
+  for (; b < m; ++b) out.push_back({false, b, 0});
+  return out;
+}
+
+class StageBuilder {
+public:
+  StageBuilder(const Shard &sh, ir::Graph &g, int64_t stage, std::string schedule)
+      : sh(sh), L(sh.layout), c(g), stage(stage), schedule(std::move(schedule)) {
+    c.dtype = sh.dtype;
+  }
+
+  void build() {
+    int64_t m = sh.training ? L.microbatches : 1;
+    std::vector<Unit> units = sh.training ? scheduleUnits(schedule, L.pp, stage, m, L.virtualStages)
+                                          : std::vector<Unit>{{true, 0, 0}};
+    std::vector<int64_t> backwardsLeft(L.virtualStages, m);
+    for (const Unit &u : units) {
+      c.micro = int32_t(u.micro);
+      if (u.forward) forward(u);
+      else backward(u, --backwardsLeft[u.chunk] == 0);
+    }
+    if (sh.training) step();
+  }
+
+private:
+  int64_t chunkLayers() const { return sh.model.layers / (L.pp * L.virtualStages); }
+  int64_t firstLayer(int64_t chunk) const { return (chunk * L.pp + stage) * chunkLayers(); }
+  bool first(int64_t chunk) const { return stage == 0 && chunk == 0; }
+  bool last(int64_t chunk) const { return stage == L.pp - 1 && chunk == L.virtualStages - 1; }
+  double p2pBytes() const { return sh.actElems() * sh.d; }
+  int32_t tag(int dir, int64_t micro, int64_t recvStage, int64_t recvChunk) const {
+    return int32_t((((micro * L.virtualStages + recvChunk) * L.pp + recvStage) * 2) + dir);
+  }
+
+  Op p2p(OpKind kind, const char *name, int64_t peer, int32_t tg) {
+    Op op = collective(kind, name, Group::PP, p2pBytes());
+    op.peer = int32_t(peer);
+    op.tag = tg;
+    return op;
+  }
+
+  void forward(const Unit &u) {
+    c.phase = Phase::Forward;
+    if (!first(u.chunk)) {
+      int64_t from = stage == 0 ? L.pp - 1 : stage - 1;
+      c.after(c.addDetached(p2p(OpKind::Recv, "pp.recv.act", from, tag(0, u.micro, stage, u.chunk)), {}));
+    }
+    if (first(u.chunk)) embeddingForward(c, sh);
+    for (int64_t l = firstLayer(u.chunk), e = l + chunkLayers(); l < e; ++l) {
+      gatherParams(l);
+      layerForward(c, sh, l);
+    }
+    if (last(u.chunk)) {
+      headForward(c, sh);
+    } else if (sh.training || stage + 1 < L.pp) {
+      int64_t to = (stage + 1) % L.pp, toChunk = stage + 1 == L.pp ? u.chunk + 1 : u.chunk;
+      c.addDetached(p2p(OpKind::Send, "pp.send.act", to, tag(0, u.micro, to, toChunk)), {c.last()});
+    }
+  }
+
+  void backward(const Unit &u, bool lastOfChunk) {
+    c.phase = Phase::Backward;
+    if (!last(u.chunk)) {
+      int64_t from = (stage + 1) % L.pp;
+      c.after(c.addDetached(p2p(OpKind::Recv, "pp.recv.grad", from, tag(1, u.micro, stage, u.chunk)), {}));
+    }
+    if (last(u.chunk)) {
+      headBackward(c, sh);
+      if (lastOfChunk) reduceGrads(double(sh.model.vocab) * sh.model.hidden / sh.t());
+    }
+    for (int64_t e = firstLayer(u.chunk), l = e + chunkLayers(); l-- > e;) {
+      gatherParams(l);
+      c.phase = Phase::Backward;
+      layerBackward(c, sh, l);
+      if (lastOfChunk) reduceGrads(sh.layerParams(l));
+    }
+    if (first(u.chunk)) {
+      embeddingBackward(c, sh);
+      if (lastOfChunk) reduceGrads(double(sh.model.vocab) * sh.model.hidden / sh.t(), /*flush=*/false);
+    } else {
+      int64_t to = stage == 0 ? L.pp - 1 : stage - 1, toChunk = stage == 0 ? u.chunk - 1 : u.chunk;
+      c.addDetached(p2p(OpKind::Send, "pp.send.grad", to, tag(1, u.micro, to, toChunk)), {c.last()});
+    }
+  }
+
+  /// ZeRO-3 / FSDP: each layer's parameters are gathered before use.
+  void gatherParams(int64_t layer) {
+    if (!sh.training || sh.zero < 3 || L.dp == 1) return;
+    Op op = collective(OpKind::AllGather, "zero3.param_allgather", Group::DP, sh.layerParams(layer) * sh.d / L.dp);
+    c.after(c.addDetached(std::move(op), {}));
+  }
+
+  /// Adds `params` to the open gradient bucket; reduces it over DP when full.
+  void reduceGrads(double params, bool flush = false) {
+    if (L.dp == 1) return;
+    bucket += params * sh.gradBytes;
+    localParams += params;
+    if (bucket >= sh.gradBucket || flush) flushBucket();
+  }
+
+  void flushBucket() {
+    if (bucket == 0) return;
+    OpKind k = sh.zero >= 1 ? OpKind::ReduceScatter : OpKind::AllReduce;
+    gradComms.push_back(c.addDetached(collective(k, k == OpKind::AllReduce ? "dp.grad.allreduce" : "dp.grad.reducescatter",
+                                                 Group::DP, bucket), {c.last()}));
+    bucket = 0;
+  }
+
+  void step() {
+    flushBucket();
+    for (uint32_t idx : gradComms) c.after(idx);
+    c.phase = Phase::Update;
+    c.micro = -1;
+    c.layer = -1;
+    double params = stageParams() / (sh.zero >= 1 ? double(L.dp) : 1.0);
+    // Adam with FP32 master weights: read master, m, v, grad; write master,
+    // m, v and the 16-bit copy (30 B); 14 FLOPs per parameter.
+    c.add(pointwise(OpKind::Optimizer, "optimizer.adam", params, 14, 30, 1));
+    if (sh.zero >= 1 && sh.zero < 3 && L.dp > 1)
+      c.add(collective(OpKind::AllGather, "zero.param_allgather", Group::DP, params * sh.d));
+  }
+
+  double stageParams() const {
+    double p = 0;
+    for (int64_t chunk = 0; chunk < L.virtualStages; ++chunk) {
+      for (int64_t l = firstLayer(chunk), e = l + chunkLayers(); l < e; ++l) p += sh.layerParams(l);
+      if (first(chunk) || last(chunk)) p += double(sh.model.vocab) * sh.model.hidden / sh.t();
+    }
+    return p;
+  }
+
+  const Shard &sh;
+  const ir::Layout &L;
+  Chain c;
+  int64_t stage;
+  std::string schedule;
+  double bucket = 0, localParams = 0;
+  std::vector<uint32_t> gradComms;
+};
+
+} // namespace
+
+} // namespace rapid::lower
+
+namespace rapid {
+
+ir::Program lowerPoint(const ExperimentPoint &p) {
+  lower::Shard sh = lower::makeShard(p);
+  ir::Program prog;
+  prog.experiment = p.experiment;
+  prog.layout = sh.layout;
+  std::string schedule = sh.training ? p.fields.at("training.schedule").s : "gpipe";
+  for (int64_t s = 0; s < sh.layout.pp; ++s) {
+    ir::Graph g;
+    g.stage = int32_t(s);
+    lower::StageBuilder(sh, g, s, schedule).build();
+    prog.stages.push_back(std::move(g));
+  }
+  return prog;
+}
+
+} // namespace rapid
