@@ -51,7 +51,8 @@ double totalFlops(const Program &p, bool withRecompute) {
   double total = 0;
   for (const Graph &g : p.stages)
     for (const Op &op : g.ops)
-      if (!op.isComm() && op.kind != OpKind::Optimizer && (withRecompute || op.phase != Phase::Recompute))
+      if ((op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention) &&
+          (withRecompute || op.phase != Phase::Recompute))
         total += op.flops;
   return total * ranksPerStage(p.layout);
 }
@@ -68,8 +69,8 @@ void printSummary(const Program &p, llvm::raw_ostream &os) {
     os << fmt::format("// stage {}: {} ops ({} communication), {:.6g} FLOPs per rank, {:.6g} s of compute\n", g.stage,
                       g.ops.size(), comm, flops, time);
   }
-  os << fmt::format("// model FLOPs per step (all ranks, no recompute): {:.6g}\n", totalFlops(p, false));
-  os << fmt::format("// hardware FLOPs per step (all ranks, with recompute): {:.6g}\n", totalFlops(p, true));
+  os << fmt::format("// matmul FLOPs per step, all ranks, without recompute: {:.6g}\n", totalFlops(p, false));
+  os << fmt::format("// matmul FLOPs per step, all ranks, with recompute: {:.6g}\n", totalFlops(p, true));
 }
 
 } // namespace rapid::ir

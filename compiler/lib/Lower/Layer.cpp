@@ -27,13 +27,20 @@ void spGather(Chain &c, const Shard &sh, const char *name) {
   if (sh.sp()) c.add(collective(OpKind::AllGather, name, Group::TP, sh.actElems() * sh.d));
 }
 
-/// The TP collective of a column-parallel dgrad, overlapped with its wgrad.
-void tpReduceOverlapped(Chain &c, const Shard &sh, const char *ar, const char *rs, const char *gather) {
-  if (sh.t() == 1) return;
+/// The TP collective of a column-parallel dgrad runs while the wgrad
+/// computes; the op after the wgrad waits for both.
+void dgradReduceThenWgrad(Chain &c, const Shard &sh, const char *ar, const char *rs, const char *gather, Op wgrad) {
+  if (sh.t() == 1) {
+    c.add(std::move(wgrad));
+    return;
+  }
   double full = double(sh.tokens) * sh.model.hidden * sh.d;
-  c.addSide(sh.sp() ? collective(OpKind::ReduceScatter, rs, Group::TP, full)
-                    : collective(OpKind::AllReduce, ar, Group::TP, full));
-  spGather(c, sh, gather); // the wgrad needs the whole input again
+  uint32_t reduce = c.addDetached(sh.sp() ? collective(OpKind::ReduceScatter, rs, Group::TP, full)
+                                          : collective(OpKind::AllReduce, ar, Group::TP, full),
+                                  {c.last()});
+  spGather(c, sh, gather); // with SP the wgrad needs the whole input again
+  c.add(std::move(wgrad));
+  c.after(reduce);
 }
 
 int64_t qLocal(const Shard &sh) { return sh.headsLocal * sh.model.headDim; }
@@ -161,15 +168,15 @@ void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
   spGather(c, sh, "mlp.sp.grad_allgather");
   if (sh.isMoeLayer(layer)) {
     moeBackward(c, sh);
-    tpReduceOverlapped(c, sh, "mlp.tp.allreduce.bwd", "mlp.sp.reducescatter.bwd", "mlp.sp.input_allgather");
+    tpReduce(c, sh, "mlp.tp.allreduce.bwd", "mlp.sp.reducescatter.bwd");
   } else {
     c.add(gemm("mlp.fc2.dgrad", T, f, h));
     c.add(gemm("mlp.fc2.wgrad", f, h, T));
     c.add(pointwise(OpKind::Activation, "mlp.act.bwd", double(T) * f, sh.model.gated ? 22 : 20,
                     sh.model.gated ? 5 : 3, sh.d));
     c.add(gemm("mlp.fc1.dgrad", T, h, sh.ffnLocal));
-    tpReduceOverlapped(c, sh, "mlp.tp.allreduce.bwd", "mlp.sp.reducescatter.bwd", "mlp.sp.input_allgather");
-    c.add(gemm("mlp.fc1.wgrad", h, sh.ffnLocal, T));
+    dgradReduceThenWgrad(c, sh, "mlp.tp.allreduce.bwd", "mlp.sp.reducescatter.bwd", "mlp.sp.input_allgather",
+                         gemm("mlp.fc1.wgrad", h, sh.ffnLocal, T));
   }
   c.add(pointwise(OpKind::Norm, "mlp.norm.bwd", sh.actElems(), 14, 4, sh.d));
   spGather(c, sh, "attn.sp.grad_allgather");
@@ -182,8 +189,8 @@ void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
   if (sh.model.rotary)
     c.add(pointwise(OpKind::Rotary, "attn.rotary.bwd", double(T) * (qLocal(sh) + sh.kvLocal), 3, 2, sh.d));
   c.add(gemm("attn.qkv.dgrad", T, h, qkvLocal(sh)));
-  tpReduceOverlapped(c, sh, "attn.tp.allreduce.bwd", "attn.sp.reducescatter.bwd", "attn.sp.input_allgather");
-  c.add(gemm("attn.qkv.wgrad", h, qkvLocal(sh), T));
+  dgradReduceThenWgrad(c, sh, "attn.tp.allreduce.bwd", "attn.sp.reducescatter.bwd", "attn.sp.input_allgather",
+                       gemm("attn.qkv.wgrad", h, qkvLocal(sh), T));
   c.add(pointwise(OpKind::Norm, "attn.norm.bwd", sh.actElems(), 14, 4, sh.d));
 }
 
@@ -216,8 +223,8 @@ void headBackward(Chain &c, const Shard &sh) {
   int64_t T = sh.tokens, v = sh.model.vocab / sh.t(), h = sh.model.hidden;
   c.add(pointwise(OpKind::CrossEntropy, "head.loss.bwd", double(T) * v, 2, 2, sh.d));
   c.add(gemm("head.dgrad", T, h, v));
-  tpReduceOverlapped(c, sh, "head.tp.allreduce.bwd", "head.sp.reducescatter.bwd", "head.sp.input_allgather");
-  c.add(gemm("head.wgrad", h, v, T));
+  dgradReduceThenWgrad(c, sh, "head.tp.allreduce.bwd", "head.sp.reducescatter.bwd", "head.sp.input_allgather",
+                       gemm("head.wgrad", h, v, T));
   c.add(pointwise(OpKind::Norm, "head.norm.bwd", sh.actElems(), 14, 4, sh.d));
 }
 

@@ -48,14 +48,11 @@ struct Shard {
 Shard makeShard(const ExperimentPoint &p);
 
 /// Appends ops to a graph as a chain: each op waits for the previous one,
-/// plus any side ops (overlapped collectives) that `join` adds.
+/// plus any detached ops (overlapped collectives, receives) named by `after`.
 class Chain {
 public:
   explicit Chain(ir::Graph &g) : g(g) {}
   uint32_t add(Op op);
-  /// Adds an op that waits on the chain's last op but does not extend the
-  /// chain; the next chained op waits for it too.
-  uint32_t addSide(Op op);
   /// Adds an op that depends only on `deps` and on nothing in the chain.
   uint32_t addDetached(Op op, std::vector<uint32_t> deps);
   void after(uint32_t idx) { pending.push_back(idx); }

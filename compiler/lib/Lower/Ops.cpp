@@ -14,14 +14,6 @@ uint32_t Chain::add(Op op) {
   return lastIdx;
 }
 
-uint32_t Chain::addSide(Op op) {
-  op.phase = phase, op.layer = layer, op.micro = micro, op.dtype = dtype;
-  if (lastIdx != kNone) op.deps.push_back(lastIdx);
-  uint32_t idx = g.add(std::move(op));
-  pending.push_back(idx);
-  return idx;
-}
-
 uint32_t Chain::addDetached(Op op, std::vector<uint32_t> deps) {
   op.phase = phase, op.layer = layer, op.micro = micro, op.dtype = dtype;
   op.deps = std::move(deps);

@@ -106,6 +106,7 @@ private:
     if (last(u.chunk)) {
       headForward(c, sh);
     } else if (sh.training || stage + 1 < L.pp) {
+      c.layer = -1;
       int64_t to = (stage + 1) % L.pp, toChunk = stage + 1 == L.pp ? u.chunk + 1 : u.chunk;
       c.addDetached(p2p(OpKind::Send, "pp.send.act", to, tag(0, u.micro, to, toChunk)), {c.last()});
     }
@@ -131,6 +132,7 @@ private:
       embeddingBackward(c, sh);
       if (lastOfChunk) reduceGrads(double(sh.model.vocab) * sh.model.hidden / sh.t(), /*flush=*/false);
     } else {
+      c.layer = -1;
       int64_t to = stage == 0 ? L.pp - 1 : stage - 1, toChunk = stage == 0 ? u.chunk - 1 : u.chunk;
       c.addDetached(p2p(OpKind::Send, "pp.send.grad", to, tag(1, u.micro, to, toChunk)), {c.last()});
     }

@@ -13,8 +13,9 @@ void printProgram(const Program &p, llvm::raw_ostream &os);
 /// Totals per stage and for the program: op counts, FLOPs by phase.
 void printSummary(const Program &p, llvm::raw_ostream &os);
 
-/// FLOPs of all ranks in one step: per-stage op FLOPs times the ranks that run
-/// each stage's program (tp*cp*dp), for the phases asked for.
+/// Matrix-multiply FLOPs (GEMMs and attention) of all ranks in one step:
+/// per-stage FLOPs times the ranks that run each stage (tp*cp*dp). This is
+/// what the Megatron-LM and Korthikanti formulas count.
 double totalFlops(const Program &p, bool withRecompute);
 
 } // namespace rapid::ir
