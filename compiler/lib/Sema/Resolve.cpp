@@ -6,7 +6,9 @@
 namespace rapid::sema {
 
 FieldValues Sema::resolveFields(const Record &r, const FieldValues *overrides) {
-  return RecordScope(*this, *r.schema, r.fields, &r.sections, overrides, noun(r), r.decl->name.range).all();
+  RecordScope scope(*this, *r.schema, r.fields, &r.sections, overrides, noun(r), r.decl->name.range);
+  scope.setBase(r.decl->base ? record(r.decl->base->name) : nullptr);
+  return scope.all();
 }
 
 const Record *Sema::resolveRef(const Value &v, std::string_view kind) {
@@ -156,7 +158,8 @@ ExperimentPoint Sema::resolvePoint(const Record &exp, const FieldValues &overrid
   }
   if (const Record *n = resolveRef(p.fields["network"], "topology"))
     p.network = resolveTopology(*n, &sub["network"]);
-  if (auto it = p.fields.find("faults"); it != p.fields.end())
+  // `faults = none` (useful as a sweep value) runs without faults.
+  if (auto it = p.fields.find("faults"); it != p.fields.end() && it->second.s != "none")
     if (const Record *f = resolveRef(it->second, "faults"))
       p.faults = resolveFaults(*f);
   for (const ast::MapStmt *m : exp.maps) {

@@ -61,7 +61,8 @@ Value RecordScope::get(const FieldSpec &spec) {
       return cache[path] = checkField(spec, it->second, nullptr, it->second.range, sema.diags);
   auto bound = fields.find(path);
   if (!inProgress.insert(path).second) {
-    sema.diags.report(DiagID::FieldCycle, bound != fields.end() ? bound->second.pathRange : ownerRange, path);
+    sema.diags.report(DiagID::FieldCycle, bound != fields.end() ? bound->second.pathRange : ownerRange, path,
+                      base ? fmt::format("; write 'base.{}' for the inherited value", path) : "");
     return Value::error();
   }
   Evaluator ev(sema.diags, [this](const ast::NameExpr &e) { return lookup(e); });
@@ -94,6 +95,18 @@ FieldValues RecordScope::all() {
 
 std::optional<Value> RecordScope::lookup(const ast::NameExpr &e) {
   std::string name = e.dotted();
+  if (base && e.path.size() > 1 && e.path[0] == "base") {
+    if (!baseScope)
+      baseScope = std::make_unique<RecordScope>(sema, *base->schema, base->fields, &base->sections, nullptr,
+                                                sema.noun(*base), base->decl->name.range);
+    baseScope->setBase(base->decl->base ? sema.record(base->decl->base->name) : nullptr);
+    if (const FieldSpec *spec = base->schema->find(name.substr(5))) {
+      Value v = baseScope->get(*spec);
+      v.range = e.getRange();
+      return v;
+    }
+    return std::nullopt;
+  }
   const FieldSpec *spec = schema.find(name);
   if (!spec || !active(*spec)) {
     spec = nullptr;

@@ -92,6 +92,8 @@ public:
   std::optional<Value> lookup(const ast::NameExpr &e);
   bool active(const FieldSpec &spec) const;
   bool isSet(const FieldSpec &spec) const;
+  /// Lets `base.PATH` read the value a derived declaration inherits.
+  void setBase(const Record *b) { base = b; }
 
 private:
   Sema &sema;
@@ -103,6 +105,8 @@ private:
   llvm::SMRange ownerRange; ///< where problems without a value of their own are reported
   std::map<std::string, Value> cache;
   std::set<std::string> inProgress;
+  const Record *base = nullptr;
+  std::unique_ptr<RecordScope> baseScope;
 };
 
 class Sema {

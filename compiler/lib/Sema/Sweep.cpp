@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
+#include "llvm/ADT/StringRef.h"
+
 namespace rapid::sema {
 namespace {
 constexpr size_t kMaxPoints = 1'000'000;
@@ -17,6 +19,19 @@ struct Axis {
   std::string path;  ///< resolved: "parallel.tp"
   std::vector<Value> values;
 };
+/// A computed sweep value that cannot be the field's value (`dp = 8 / 16`)
+/// makes the point infeasible rather than the file wrong.
+std::string overrideProblem(const KindSchema &schema, const FieldValues &overrides) {
+  for (const auto &[path, v] : overrides) {
+    const FieldSpec *spec = schema.find(path);
+    if (!spec || spec->type != FieldType::Integer || !v.isNumber() || !v.q.dim.isNumber()) continue;
+    std::string name = path.substr(path.rfind('.') + 1);
+    if (!v.isInteger()) return fmt::format("{} = {} is not a whole number", name, v.str());
+    if (spec->bound == Bound::Positive && v.num() <= 0) return fmt::format("{} = {} is not positive", name, v.str());
+  }
+  return "";
+}
+
 } // namespace
 
 /// Resolves a name written in a sweep to an experiment field path, allowing
@@ -103,7 +118,18 @@ void Sema::expandSweep(const ast::Decl &sweep, std::vector<ExperimentPoint> &out
       scope.emplace(*this, *exp->schema, exp->fields, &exp->sections, &overrides, noun(*exp), exp->decl->name.range);
     };
     rescope();
-    auto lookup = [&scope](const ast::NameExpr &e) { return scope->lookup(e); };
+    // Assignments and constraints see this point's values as computed, before
+    // any type check, so `where dp >= 1` can drop a point where dp = 0.5.
+    auto lookup = [&](const ast::NameExpr &e) -> std::optional<Value> {
+      std::string n = e.dotted();
+      for (const auto &[path, v] : overrides)
+        if (path == n || llvm::StringRef(path).ends_with("." + n)) {
+          Value x = v;
+          x.range = e.getRange();
+          return x;
+        }
+      return scope->lookup(e);
+    };
     bool ok = true;
     for (const auto &[path, a] : assigns) {
       Value v = Evaluator(diags, lookup).eval(*a->values[0]);
@@ -122,10 +148,13 @@ void Sema::expandSweep(const ast::Decl &sweep, std::vector<ExperimentPoint> &out
       ok &= c.b;
     }
     if (!ok) continue;
-    ExperimentPoint p = resolvePoint(*exp, overrides);
+    std::string bad = overrideProblem(*exp->schema, overrides);
+    ExperimentPoint p;
+    if (bad.empty()) p = resolvePoint(*exp, overrides);
+    p.experiment = exp->name();
     p.sweep = sweep.name.name;
     p.point = std::move(point);
-    std::vector<Problem> problems = check(p, *exp);
+    std::vector<Problem> problems = bad.empty() ? check(p, *exp) : std::vector<Problem>{{bad, {}}};
     if (!problems.empty()) {
       p.feasible = false;
       p.reason = problems.front().message;

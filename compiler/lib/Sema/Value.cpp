@@ -11,6 +11,9 @@ bool Value::isInteger() const {
 }
 
 std::string formatNumber(double v) {
+  // Round to 15 significant digits first: `1.1 PFLOP/s` is 1.1 * 1e15, which
+  // is 1100000000000000.1 in binary floating point.
+  v = std::stod(fmt::format("{:.15g}", v));
   if (std::floor(v) == v && std::fabs(v) < 1e18)
     return fmt::format("{}", (long long)v);
   return fmt::format("{}", v); // shortest round-trip form
