@@ -44,6 +44,7 @@ const char *groupName(Group g) {
   case Group::DP: return "dp";
   case Group::EP: return "ep";
   case Group::PP: return "pp";
+  case Group::DPCP: return "dpcp";
   }
   return "?";
 }

@@ -21,7 +21,8 @@ struct Shard {
   DType dtype = DType::BF16;
   double d = 2;                ///< bytes per activation element
   int64_t b = 1;               ///< sequences per microbatch
-  int64_t seq = 0;             ///< full sequence length
+  int64_t seq = 0;             ///< full sequence length (inference: the prompt)
+  int64_t decode = 0;          ///< inference: generated tokens
   int64_t s = 0;               ///< tokens of a sequence on this rank (seq / cp)
   int64_t tokens = 0;          ///< b * s
   int64_t headsLocal = 0;      ///< query heads on this rank
@@ -76,6 +77,11 @@ private:
 Op gemm(const char *name, int64_t m, int64_t n, int64_t k, int64_t batch = 1);
 Op pointwise(OpKind kind, const char *name, double elems, double flopsPerElem, double bytesPerElem, double d);
 Op collective(OpKind kind, const char *name, Group g, double commBytes);
+
+// Schedule.cpp and Activations.cpp
+double stageParams(const Shard &sh, int64_t stage);
+double storedAll(const Shard &sh, int64_t layer);
+void memoryFacts(const Shard &sh, ir::Program &prog);
 
 // Layer.cpp
 void layerForward(Chain &c, const Shard &sh, int64_t layer);

@@ -82,6 +82,7 @@ Shard makeShard(const ExperimentPoint &p) {
   } else {
     sh.b = num("inference.batch");
     sh.seq = num("inference.prefill");
+    sh.decode = num("inference.decode");
   }
   l.layersPerStage = sh.model.layers / l.pp;
   sh.s = sh.seq / l.cp;

@@ -120,7 +120,8 @@ private:
     }
     if (last(u.chunk)) {
       headBackward(c, sh);
-      if (lastOfChunk) reduceGrads(double(sh.model.vocab) * sh.model.hidden / sh.t());
+      bool ownHead = !(sh.model.tiedEmbeddings && L.pp == 1); // else its gradient is the embedding's
+      if (lastOfChunk && ownHead) reduceGrads(double(sh.model.vocab) * sh.model.hidden / sh.t());
     }
     for (int64_t e = firstLayer(u.chunk), l = e + chunkLayers(); l-- > e;) {
       gatherParams(l);
@@ -138,16 +139,22 @@ private:
     }
   }
 
+  /// Ranks that hold the same weights: DP and CP (Megatron-LM reduces
+  /// gradients and shards the distributed optimizer over both).
+  int64_t replicas() const { return L.dp * L.cp; }
+  Group replicaGroup() const { return L.cp > 1 ? Group::DPCP : Group::DP; }
+
   /// ZeRO-3 / FSDP: each layer's parameters are gathered before use.
   void gatherParams(int64_t layer) {
-    if (!sh.training || sh.zero < 3 || L.dp == 1) return;
-    Op op = collective(OpKind::AllGather, "zero3.param_allgather", Group::DP, sh.layerParams(layer) * sh.d / L.dp);
+    if (!sh.training || sh.zero < 3 || replicas() == 1) return;
+    Op op = collective(OpKind::AllGather, "zero3.param_allgather", replicaGroup(),
+                       sh.layerParams(layer) * sh.d / double(replicas()));
     c.after(c.addDetached(std::move(op), {}));
   }
 
   /// Adds `params` to the open gradient bucket; reduces it over DP when full.
   void reduceGrads(double params, bool flush = false) {
-    if (L.dp == 1) return;
+    if (replicas() == 1) return;
     bucket += params * sh.gradBytes;
     localParams += params;
     if (bucket >= sh.gradBucket || flush) flushBucket();
@@ -157,7 +164,7 @@ private:
     if (bucket == 0) return;
     OpKind k = sh.zero >= 1 ? OpKind::ReduceScatter : OpKind::AllReduce;
     gradComms.push_back(c.addDetached(collective(k, k == OpKind::AllReduce ? "dp.grad.allreduce" : "dp.grad.reducescatter",
-                                                 Group::DP, bucket), {c.last()}));
+                                                 replicaGroup(), bucket), {c.last()}));
     bucket = 0;
   }
 
@@ -167,21 +174,12 @@ private:
     c.phase = Phase::Update;
     c.micro = -1;
     c.layer = -1;
-    double params = stageParams() / (sh.zero >= 1 ? double(L.dp) : 1.0);
+    double params = stageParams(sh, stage) / (sh.zero >= 1 ? double(replicas()) : 1.0);
     // Adam with FP32 master weights: read master, m, v, grad; write master,
     // m, v and the 16-bit copy (30 B); 14 FLOPs per parameter.
     c.add(pointwise(OpKind::Optimizer, "optimizer.adam", params, 14, 30, 1));
-    if (sh.zero >= 1 && sh.zero < 3 && L.dp > 1)
-      c.add(collective(OpKind::AllGather, "zero.param_allgather", Group::DP, params * sh.d));
-  }
-
-  double stageParams() const {
-    double p = 0;
-    for (int64_t chunk = 0; chunk < L.virtualStages; ++chunk) {
-      for (int64_t l = firstLayer(chunk), e = l + chunkLayers(); l < e; ++l) p += sh.layerParams(l);
-      if (first(chunk) || last(chunk)) p += double(sh.model.vocab) * sh.model.hidden / sh.t();
-    }
-    return p;
+    if (sh.zero >= 1 && sh.zero < 3 && replicas() > 1)
+      c.add(collective(OpKind::AllGather, "zero.param_allgather", replicaGroup(), params * sh.d));
   }
 
   const Shard &sh;
@@ -194,6 +192,18 @@ private:
 };
 
 } // namespace
+
+double stageParams(const Shard &sh, int64_t stage) {
+  const ir::Layout &L = sh.layout;
+  int64_t per = sh.model.layers / (L.pp * L.virtualStages);
+  double embedding = double(sh.model.vocab) * sh.model.hidden / sh.t(), p = 0;
+  for (int64_t chunk = 0; chunk < L.virtualStages; ++chunk)
+    for (int64_t l = (chunk * L.pp + stage) * per, e = l + per; l < e; ++l) p += sh.layerParams(l);
+  if (stage == 0) p += embedding;
+  // A tied LM head is the embedding itself unless it lives on another stage.
+  if (stage == L.pp - 1 && !(sh.model.tiedEmbeddings && L.pp == 1)) p += embedding;
+  return p;
+}
 
 } // namespace rapid::lower
 
@@ -210,7 +220,9 @@ ir::Program lowerPoint(const ExperimentPoint &p) {
     g.stage = int32_t(s);
     lower::StageBuilder(sh, g, s, schedule).build();
     prog.stages.push_back(std::move(g));
+    prog.memory.stageParams.push_back(lower::stageParams(sh, s));
   }
+  lower::memoryFacts(sh, prog);
   return prog;
 }
 

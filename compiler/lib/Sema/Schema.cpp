@@ -57,6 +57,7 @@ constexpr FieldSpec kModel[] = {
     {"norm", F::Choice, kNum, "layernorm", "layernorm|rmsnorm", B::Any, "normalisation layers"},
     {"position", F::Choice, kNum, "learned", "learned|rotary|none", B::Any, "position encoding"},
     {"tied_embeddings", F::Bool, kNum, "off", "", B::Any, "LM head shares the embedding matrix"},
+    {"dropout", F::Bool, kNum, "off", "", B::Any, "attention and hidden dropout (their masks are kept for backward)"},
     {"moe.experts", F::Integer, kNum, "1", "", B::Positive, "experts per MoE layer (1 = dense)"},
     {"moe.top_k", F::Integer, kNum, "1", "", B::Positive, "experts each token is routed to"},
     {"moe.ffn", F::Integer, kNum, "ffn", "", B::Positive, "intermediate size of one expert"},

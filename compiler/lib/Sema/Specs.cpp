@@ -71,6 +71,7 @@ ModelSpec modelSpecFrom(const std::string &name, const FieldValues &f) {
   m.rotary = sym(f, "position") == "rotary";
   m.learnedPositions = sym(f, "position") == "learned";
   m.tiedEmbeddings = flag(f, "tied_embeddings");
+  m.dropout = flag(f, "dropout");
   m.experts = (int64_t)num(f, "moe.experts");
   m.topK = (int64_t)num(f, "moe.top_k");
   m.expertFfn = (int64_t)num(f, "moe.ffn");

@@ -7,6 +7,7 @@
 #include "rapid/AST/ASTPrinter.h"
 #include "rapid/IR/Printer.h"
 #include "rapid/Parse/Parser.h"
+#include "rapid/Passes/Memory.h"
 #include "rapid/Passes/Pipeline.h"
 #include "rapid/Sema/PointPrinter.h"
 #include "rapid/Sema/Sema.h"
@@ -21,7 +22,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Emit { Ast, Sema, IR, Run };
+enum class Emit { Ast, Sema, IR, Memory, Run };
 enum class Format { Text, Json };
 
 cl::OptionCategory category("rapidc options");
@@ -30,6 +31,7 @@ cl::opt<Emit> emit("emit", cl::desc("how far to run the pipeline"), cl::init(Emi
                    cl::values(clEnumValN(Emit::Ast, "ast", "print the syntax tree"),
                               clEnumValN(Emit::Sema, "sema", "print every resolved experiment point"),
                               clEnumValN(Emit::IR, "ir", "print the operator IR of every feasible point"),
+                              clEnumValN(Emit::Memory, "memory", "print each point's memory per rank"),
                               clEnumValN(Emit::Run, "run", "run every experiment (default)")),
                    cl::cat(category));
 cl::opt<Format> format("format", cl::desc("output format"), cl::init(Format::Text),
@@ -99,6 +101,15 @@ int main(int argc, char **argv) {
       ir::Program ir = compilePoint(p, popts);
       if (!printAfterAll) ir::printProgram(ir, llvm::outs());
       ir::printSummary(ir, llvm::outs());
+    }
+    return 0;
+  }
+  if (emit == Emit::Memory) {
+    for (const ExperimentPoint &p : prog->points) {
+      if (!p.feasible) continue;
+      ir::Program ir = compilePoint(p, {});
+      MemoryReport mem = analyzeMemory(ir, p);
+      format == Format::Json ? printMemoryJson(mem, p, llvm::outs()) : printMemoryText(mem, ir.memory, p, llvm::outs());
     }
     return 0;
   }

@@ -47,7 +47,10 @@ enum class Phase : uint8_t { Forward, Backward, Recompute, Update };
 
 /// Which communicator a collective runs in (ranks of the same stage that
 /// differ only in that coordinate), or the pipeline for send/recv.
-enum class Group : uint8_t { None, TP, CP, DP, EP, PP };
+enum class Group : uint8_t {
+  None, TP, CP, DP, EP, PP,
+  DPCP, ///< data and context parallel ranks together: they hold the same weights
+};
 
 /// What set an op's time in the cost model.
 enum class Bound : uint8_t { None, Compute, SharedMemory, L2, HBM, Launch, Network };
@@ -99,10 +102,25 @@ struct Layout {
   int64_t layersPerStage = 0;
 };
 
+/// What lowering knows about memory, for the memory pass: sizes come from
+/// the sharded shapes, lifetimes from walking the scheduled graphs.
+struct MemoryFacts {
+  bool training = true;
+  std::vector<double> stored;    ///< per layer: bytes one rank keeps from forward to backward, per microbatch
+  std::vector<double> recompute; ///< per layer: extra bytes while its backward re-runs forward work
+  double storedHead = 0;         ///< LM-head logits kept for the loss backward, per microbatch
+  std::vector<double> stageParams; ///< per stage: parameters one rank holds before ZeRO sharding
+  double paramBytes = 2, masterBytes = 4, gradBytes = 4, optimizerBytes = 8; ///< per parameter
+  int64_t zero = 0;
+  std::vector<double> kvCache;   ///< per stage: KV-cache bytes per rank (inference)
+  double transient = 0;          ///< inference: largest working set of one layer's forward
+};
+
 struct Program {
   std::string experiment;
   Layout layout;
   std::vector<Graph> stages;
+  MemoryFacts memory;
 };
 
 const char *kindName(OpKind k);

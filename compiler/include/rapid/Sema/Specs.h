@@ -42,6 +42,7 @@ struct ModelSpec {
   bool rmsNorm = false;
   bool rotary = false, learnedPositions = false;
   bool tiedEmbeddings = false;
+  bool dropout = false;
   int64_t experts = 1, topK = 1, expertFfn = 0, moeEvery = 1;
   double capacityFactor = 1;
 };

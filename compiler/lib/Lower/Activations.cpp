@@ -1,0 +1,80 @@
+//===- Activations.cpp - What each layer keeps for its backward -----------===//
+//
+// Korthikanti et al. 2022 (arXiv 2205.05198), Sec. 4 and Table 2, tensor by
+// tensor, generalised to GQA, gated MLPs, FlashAttention and no dropout:
+//   attention: LN input, QKV input, Q/K/V, the score path (softmax output,
+//   dropout mask and output: 5as^2b for MHA with dropout), the output
+//   projection's input and the dropout mask;  MLP: LN input, FC1 input, the
+//   activation's input, FC2 input and the dropout mask.
+// Tensors of shape [tokens, hidden] are split by SP; the others by TP.
+// Selective recompute and FlashAttention drop the score path; full
+// recompute keeps only the layer input. For GPT (MHA, GELU 4h, dropout) this
+// reproduces sbh(34 + 5as/h) / t-terms of Table 2 exactly; test/Passes
+// checks every recompute/SP combination against the table.
+//===----------------------------------------------------------------------===//
+#include "LowerImpl.h"
+
+namespace rapid::lower {
+namespace {
+
+/// The score path: softmax output (and with dropout its mask and output).
+double scorePath(const Shard &sh) {
+  double scores = double(sh.b) * sh.headsLocal * sh.s * double(sh.s * sh.layout.cp);
+  return scores * (sh.model.dropout ? 2 * sh.d + 1 : sh.d);
+}
+
+double mlpStored(const Shard &sh, int64_t layer) {
+  const ModelSpec &m = sh.model;
+  double T = double(sh.tokens), d = sh.d;
+  if (!sh.isMoeLayer(layer))
+    return d * T * (sh.ffnLocal + double(m.ffn) / sh.t());
+  double routed = T * m.topK * m.capacityFactor;
+  double f1 = double(m.expertFfn) * (m.gated ? 2 : 1) / sh.t(), f2 = double(m.expertFfn) / sh.t();
+  return d * T * m.experts + d * routed * (m.hidden + f1 + f2); // router logits, then per routed token
+}
+
+} // namespace
+
+/// Bytes one rank keeps for `layer`'s backward per microbatch, with no recompute.
+double storedAll(const Shard &sh, int64_t layer) {
+  double T = double(sh.tokens), d = sh.d, act = sh.actElems();
+  double q = double(sh.headsLocal) * sh.model.headDim;
+  double mask = sh.model.dropout ? 1 : 0;
+  double attn = 2 * d * act + d * T * (q + 2 * sh.kvLocal) + d * T * q + mask * act;
+  if (sh.flash) attn += 4.0 * sh.b * sh.headsLocal * sh.s; // FP32 log-sum-exp per row
+  else attn += scorePath(sh);
+  return attn + 2 * d * act + mask * act + mlpStored(sh, layer);
+}
+
+void memoryFacts(const Shard &sh, ir::Program &prog) {
+  ir::MemoryFacts &mf = prog.memory;
+  mf.training = sh.training;
+  mf.paramBytes = sh.d;
+  mf.masterBytes = sh.dtype == DType::FP32 ? 0 : 4;
+  mf.zero = sh.zero;
+  for (int64_t l = 0; l < sh.model.layers; ++l) {
+    double all = storedAll(sh, l);
+    double score = sh.flash ? 0 : scorePath(sh);
+    if (sh.recompute == "full") {
+      mf.stored.push_back(sh.d * sh.actElems()); // the layer input only
+      mf.recompute.push_back(all);
+    } else if (sh.recompute == "selective") {
+      mf.stored.push_back(all - score);
+      mf.recompute.push_back(score);
+    } else {
+      mf.stored.push_back(all);
+      mf.recompute.push_back(0);
+    }
+  }
+  // Megatron's vocabulary-parallel cross entropy keeps FP32 softmax values.
+  mf.storedHead = 4.0 * sh.tokens * double(sh.model.vocab) / sh.t();
+  if (!sh.training) {
+    // K and V of every prompt and generated token, on this rank's heads and tokens.
+    double tokens = double(sh.seq + sh.decode) / sh.layout.cp;
+    double kvPerLayer = 2.0 * sh.b * tokens * sh.kvLocal * sh.d;
+    mf.transient = storedAll(sh, 0) + mf.storedHead;
+    for (int64_t s = 0; s < sh.layout.pp; ++s) mf.kvCache.push_back(kvPerLayer * sh.layout.layersPerStage);
+  }
+}
+
+} // namespace rapid::lower

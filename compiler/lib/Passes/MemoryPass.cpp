@@ -1,0 +1,126 @@
+//===- MemoryPass.cpp - Per-rank memory over the schedule -----------------===//
+//
+// Static bytes per parameter (mixed precision, Megatron-LM's layout): the
+// 16-bit weights, FP32 gradients (main_grad), FP32 master weights and two
+// FP32 Adam moments, i.e. 2 + 4 + 4 + 8 = 18 B; ZeRO-1 shards master and
+// moments over DP, ZeRO-2 also gradients, ZeRO-3/FSDP also weights (plus one
+// gathered layer). Activations are allocated when a layer's forward starts
+// and freed when its backward ends, in the order the schedule runs them.
+//===----------------------------------------------------------------------===//
+#include "rapid/Passes/Memory.h"
+
+#include "rapid/Sema/PointPrinter.h"
+#include "rapid/Sema/Specs.h"
+
+#include <fmt/format.h>
+#include <map>
+
+namespace rapid {
+namespace {
+
+using ir::OpKind;
+using ir::Phase;
+
+/// Peak activation bytes of one stage's program.
+double activationPeak(const ir::Graph &g, const ir::MemoryFacts &mf) {
+  std::map<std::pair<int32_t, int32_t>, size_t> lastBackward; // (layer, micro) -> op index
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    if (g.ops[i].layer >= 0 && g.ops[i].phase == Phase::Backward) lastBackward[{g.ops[i].layer, g.ops[i].micro}] = i;
+  std::map<std::pair<int32_t, int32_t>, int> state; // 1 forward seen, 2 backward seen
+  double live = 0, peak = 0;
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const ir::Op &op = g.ops[i];
+    if (op.kind == OpKind::CrossEntropy) { // the logits live from the loss to its backward
+      live += op.phase == Phase::Forward ? mf.storedHead : -mf.storedHead;
+      peak = std::max(peak, live);
+    }
+    if (op.layer < 0 || op.isComm()) continue;
+    auto key = std::make_pair(op.layer, op.micro);
+    int &st = state[key];
+    if (op.phase == Phase::Forward && st == 0) {
+      st = 1;
+      live += mf.stored[op.layer];
+    } else if (op.phase != Phase::Forward && st == 1) {
+      st = 2; // the backward (or its recompute) materialises what it recomputes
+      peak = std::max(peak, live + mf.recompute[op.layer]);
+    }
+    peak = std::max(peak, live);
+    if (st == 2 && lastBackward.count(key) && lastBackward[key] == i) live -= mf.stored[op.layer];
+  }
+  return peak;
+}
+
+} // namespace
+
+const StageMemory &MemoryReport::worst() const {
+  const StageMemory *w = &stages.front();
+  for (const StageMemory &s : stages)
+    if (s.peak > w->peak) w = &s;
+  return *w;
+}
+
+MemoryReport analyzeMemory(const ir::Program &prog, const ExperimentPoint &point) {
+  GpuSpec gpu = gpuSpecFrom(point.gpuName, point.gpu);
+  const ir::MemoryFacts &mf = prog.memory;
+  const ir::Layout &L = prog.layout;
+  double dp = double(L.dp * L.cp); // ZeRO shards over every rank holding the same weights
+  MemoryReport r;
+  for (const ir::Graph &g : prog.stages) {
+    StageMemory m;
+    m.stage = g.stage;
+    m.rank = int64_t(g.stage) * L.tp * L.cp * L.dp;
+    double p = mf.stageParams[g.stage];
+    m.weights = p * mf.paramBytes / (mf.zero >= 3 ? dp : 1);
+    if (mf.zero >= 3 && dp > 1) m.weights += p / double(L.layersPerStage) * mf.paramBytes; // one gathered layer
+    if (mf.training) {
+      m.gradients = p * mf.gradBytes / (mf.zero >= 2 ? dp : 1);
+      m.optimizer = p * (mf.masterBytes + mf.optimizerBytes) / (mf.zero >= 1 ? dp : 1);
+      m.activations = activationPeak(g, mf);
+    } else {
+      m.activations = mf.transient;
+      m.kvCache = mf.kvCache[g.stage];
+    }
+    m.reserve = gpu.memoryReserve.value();
+    m.peak = m.weights + m.gradients + m.optimizer + m.activations + m.kvCache + m.reserve;
+    m.capacity = gpu.hbmCapacity.value();
+    r.stages.push_back(m);
+  }
+  const StageMemory &w = r.worst();
+  if (w.peak > w.capacity) {
+    r.fits = false;
+    r.reason = fmt::format("needs {} on rank {} (stage {}) but '{}' has {}", formatBytes(Bytes(w.peak)), w.rank, w.stage,
+                           point.gpuName, formatBytes(Bytes(w.capacity)));
+  }
+  return r;
+}
+
+void printMemoryText(const MemoryReport &r, const ir::MemoryFacts &mf, const ExperimentPoint &p,
+                     llvm::raw_ostream &os) {
+  os << "memory of " << p.experiment;
+  if (!p.sweep.empty()) os << " (sweep " << p.sweep << ": " << pointLabel(p) << ")";
+  os << (r.fits ? ": fits\n" : ": does not fit: " + r.reason + "\n");
+  auto b = [](double x) { return formatBytes(Bytes(x)); };
+  if (!mf.stored.empty())
+    os << fmt::format("  per layer and microbatch: {} kept for backward ({:.0f} B), {} recomputed ({:.0f} B)\n",
+                      b(mf.stored[0]), mf.stored[0], b(mf.recompute[0]), mf.recompute[0]);
+  for (const StageMemory &s : r.stages) {
+    os << fmt::format("  stage {} (rank {}): weights {}, gradients {}, optimizer {}, activations {}, kv cache {}, "
+                      "reserve {}; peak {} of {}, headroom {}\n",
+                      s.stage, s.rank, b(s.weights), b(s.gradients), b(s.optimizer), b(s.activations), b(s.kvCache),
+                      b(s.reserve), b(s.peak), b(s.capacity), b(s.headroom()));
+  }
+}
+
+void printMemoryJson(const MemoryReport &r, const ExperimentPoint &p, llvm::raw_ostream &os) {
+  std::string stages;
+  for (const StageMemory &s : r.stages)
+    stages += fmt::format("{}{{\"stage\":{},\"rank\":{},\"weights_bytes\":{:.0f},\"gradients_bytes\":{:.0f},"
+                          "\"optimizer_bytes\":{:.0f},\"activations_bytes\":{:.0f},\"kv_cache_bytes\":{:.0f},"
+                          "\"reserve_bytes\":{:.0f},\"peak_bytes\":{:.0f},\"capacity_bytes\":{:.0f}}}",
+                          stages.empty() ? "" : ",", s.stage, s.rank, s.weights, s.gradients, s.optimizer,
+                          s.activations, s.kvCache, s.reserve, s.peak, s.capacity);
+  os << fmt::format("{{\"experiment\":{},\"sweep\":{},\"feasible\":{},\"reason\":{},\"stages\":[{}]}}\n",
+                    jsonQuote(p.experiment), jsonQuote(p.sweep), r.fits, jsonQuote(r.reason), stages);
+}
+
+} // namespace rapid
