@@ -147,6 +147,7 @@ private:
   /// ZeRO-3 / FSDP: each layer's parameters are gathered before use.
   void gatherParams(int64_t layer) {
     if (!sh.training || sh.zero < 3 || replicas() == 1) return;
+    c.layer = int32_t(layer);
     Op op = collective(OpKind::AllGather, "zero3.param_allgather", replicaGroup(),
                        sh.layerParams(layer) * sh.d / double(replicas()));
     c.after(c.addDetached(std::move(op), {}));

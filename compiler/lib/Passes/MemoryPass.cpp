@@ -25,7 +25,7 @@ using ir::Phase;
 double activationPeak(const ir::Graph &g, const ir::MemoryFacts &mf) {
   std::map<std::pair<int32_t, int32_t>, size_t> lastBackward; // (layer, micro) -> op index
   for (size_t i = 0; i < g.ops.size(); ++i)
-    if (g.ops[i].layer >= 0 && g.ops[i].phase == Phase::Backward) lastBackward[{g.ops[i].layer, g.ops[i].micro}] = i;
+    if (g.ops[i].layer >= 0 && !g.ops[i].isComm() && g.ops[i].phase == Phase::Backward) lastBackward[{g.ops[i].layer, g.ops[i].micro}] = i;
   std::map<std::pair<int32_t, int32_t>, int> state; // 1 forward seen, 2 backward seen
   double live = 0, peak = 0;
   for (size_t i = 0; i < g.ops.size(); ++i) {
