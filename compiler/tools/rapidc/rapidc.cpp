@@ -60,13 +60,22 @@ int emitAst(DiagnosticEngine &diags) {
   return 0;
 }
 
-/// The summary table of `rapidc exp.rapid` until the later stages exist.
+/// The summary table of `rapidc exp.rapid`: every point, its peak memory per
+/// GPU, and whether it runs (or why it was pruned).
 void printTable(const Program &prog, llvm::raw_ostream &os) {
-  os << llvm::formatv("{0,-24} {1,-32} {2,-10} {3,6}  {4}\n", "experiment", "point", "workload", "GPUs", "status");
+  os << llvm::formatv("{0,-24} {1,-32} {2,-10} {3,6} {4,12}  {5}\n", "experiment", "point", "workload", "GPUs",
+                      "memory", "status");
   for (const ExperimentPoint &p : prog.points) {
-    std::string label = p.sweep.empty() ? "-" : pointLabel(p);
-    os << llvm::formatv("{0,-24} {1,-32} {2,-10} {3,6}  {4}\n", p.experiment, label, p.workload, p.network.gpus,
-                        p.feasible ? std::string("ok") : "pruned: " + p.reason);
+    std::string label = p.sweep.empty() ? "-" : pointLabel(p), memory = "-", status = "ok";
+    if (!p.feasible) {
+      status = "pruned: " + p.reason;
+    } else {
+      MemoryReport mem = analyzeMemory(compilePoint(p, {}), p);
+      memory = formatBytes(Bytes(mem.worst().peak));
+      if (!mem.fits) status = "pruned: " + mem.reason;
+    }
+    os << llvm::formatv("{0,-24} {1,-32} {2,-10} {3,6} {4,12}  {5}\n", p.experiment, label, p.workload,
+                        p.network.gpus, memory, status);
   }
 }
 
