@@ -27,7 +27,8 @@ void costOp(Op &op, const GpuSpec &gpu) {
   bool tensor = op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention;
   FlopsPerSecond peak = (tensor ? gpu.peak(op.dtype) : gpu.peakFp32) * gpu.calibration.compute;
   Seconds math = Flops(op.flops) / peak;
-  Seconds memory = Bytes(hbmBytes(op)) / (gpu.hbmBandwidth * gpu.calibration.hbm);
+  op.bytes = hbmBytes(op);
+  Seconds memory = Bytes(op.bytes) / (gpu.hbmBandwidth * gpu.calibration.hbm);
   op.time = std::max(math, memory) + gpu.launchOverhead;
   op.bound = gpu.launchOverhead > std::max(math, memory) ? Bound::Launch
              : math >= memory                             ? Bound::Compute

@@ -5,6 +5,7 @@
 // output to stdout; exit status 1 on any error.
 //===----------------------------------------------------------------------===//
 #include "rapid/AST/ASTPrinter.h"
+#include "rapid/Emit/Chakra.h"
 #include "rapid/IR/Printer.h"
 #include "rapid/Parse/Parser.h"
 #include "rapid/Passes/Memory.h"
@@ -22,7 +23,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Emit { Ast, Sema, IR, Memory, Run };
+enum class Emit { Ast, Sema, IR, Memory, Chakra, Run };
 enum class Format { Text, Json };
 
 cl::OptionCategory category("rapidc options");
@@ -32,6 +33,7 @@ cl::opt<Emit> emit("emit", cl::desc("how far to run the pipeline"), cl::init(Emi
                               clEnumValN(Emit::Sema, "sema", "print every resolved experiment point"),
                               clEnumValN(Emit::IR, "ir", "print the operator IR of every feasible point"),
                               clEnumValN(Emit::Memory, "memory", "print each point's memory per rank"),
+                              clEnumValN(Emit::Chakra, "chakra", "write per-rank Chakra traces to -o DIR"),
                               clEnumValN(Emit::Run, "run", "run every experiment (default)")),
                    cl::cat(category));
 cl::opt<Format> format("format", cl::desc("output format"), cl::init(Format::Text),
@@ -42,6 +44,8 @@ cl::list<std::string> includeDirs("I", cl::desc("add a directory to the import s
                                   cl::cat(category));
 cl::list<std::string> overrides("set", cl::desc("override a declared value: --set h100.hbm.bandwidth='2 TB/s'"),
                                 cl::value_desc("NAME=VALUE"), cl::cat(category));
+cl::opt<std::string> outputDir("o", cl::desc("output folder (--emit=chakra)"), cl::value_desc("DIR"),
+                               cl::cat(category));
 cl::opt<bool> printAfterAll("print-after-all", cl::desc("print the IR after every pass"), cl::cat(category));
 cl::opt<std::string> stdlibDir("stdlib", cl::desc("where `import std.*` looks"), cl::init(RAPID_STDLIB_DIR),
                                cl::cat(category));
@@ -110,6 +114,22 @@ int main(int argc, char **argv) {
       ir::Program ir = compilePoint(p, popts);
       if (!printAfterAll) ir::printProgram(ir, llvm::outs());
       ir::printSummary(ir, llvm::outs());
+    }
+    return 0;
+  }
+  if (emit == Emit::Chakra) {
+    if (outputDir.empty()) {
+      diags.report(DiagID::BadOption, {}, "--emit=chakra needs an output folder: -o DIR");
+      return 1;
+    }
+    for (const ExperimentPoint &p : prog->points) {
+      if (!p.feasible) continue;
+      std::string dir = pointDirectory(outputDir, p);
+      if (llvm::Error e = emitChakra(compilePoint(p, {}), p, dir, p.experiment)) {
+        diags.report(DiagID::BadOption, {}, llvm::toString(std::move(e)));
+        return 1;
+      }
+      llvm::outs() << "wrote " << dir << "\n";
     }
     return 0;
   }

@@ -69,7 +69,7 @@ struct Op {
   Shape shape;          ///< GEMM dimensions; attention: m = q tokens, n = kv tokens, k = head_dim, batch = b*heads
   bool causal = false;  ///< attention masks the upper triangle
   double flops = 0;     ///< floating-point operations of this op on one rank
-  double bytes = 0;     ///< HBM bytes read + written by a non-GEMM op (GEMM traffic comes from tiling)
+  double bytes = 0;     ///< HBM bytes read + written (GEMMs: filled by the cost pass from its tiling)
   // Communication.
   Group group = Group::None;
   double commBytes = 0; ///< Chakra comm_size meaning: AR/RS/A2A whole buffer, AG per-rank input, P2P message

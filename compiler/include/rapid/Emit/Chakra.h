@@ -1,0 +1,29 @@
+//===- Chakra.h - Per-rank Chakra execution traces --------------*- C++ -*-===//
+//
+// `rapidc --emit=chakra -o DIR` writes, for each experiment point:
+//   DIR/PREFIX.<rank>.et   one trace per rank (varint32-delimited protobuf,
+//                          GlobalMetadata first, nodes in topological order)
+//   DIR/comm_groups.json   Astra-Sim's communicator groups
+//   DIR/network.json       the network, in rapid-sim's format
+//   DIR/faults.json        explicit link faults, when the point has any
+// The traces keep to what stock Astra-Sim's analytical backend reads
+// (shared/reference/chakra-format.md): no metadata nodes, supported
+// collectives only, integer attribute types as its readers expect.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/IR/IR.h"
+#include "rapid/Sema/Sema.h"
+
+#include "llvm/Support/Error.h"
+
+namespace rapid {
+
+llvm::Error emitChakra(const ir::Program &prog, const ExperimentPoint &point, const std::string &dir,
+                       const std::string &prefix);
+
+/// The folder of a point under `root`: `root/<experiment>` or, for a sweep
+/// point, `root/<sweep>/<axis>-<value>_...`.
+std::string pointDirectory(const std::string &root, const ExperimentPoint &point);
+
+} // namespace rapid

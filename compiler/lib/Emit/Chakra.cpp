@@ -1,0 +1,136 @@
+//===- Chakra.cpp - A trace set and its side files ------------------------===//
+#include "rapid/Emit/Chakra.h"
+
+#include "ChakraImpl.h"
+
+#include "rapid/Sema/PointPrinter.h"
+#include "rapid/Sema/Specs.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fmt/format.h>
+#include <set>
+
+namespace rapid {
+namespace emit {
+
+Groups::Groups(const ir::Program &prog, const RankLayout &layout) {
+  std::map<std::vector<int64_t>, size_t> known;
+  for (int64_t r = 0; r < layout.ranks(); ++r) {
+    const ir::Graph &g = prog.stages[layout.coord(r, ir::Group::PP)];
+    std::set<ir::Group> used;
+    for (const ir::Op &op : g.ops)
+      if (op.isComm() && op.group != ir::Group::PP) used.insert(op.group);
+    for (ir::Group kind : used) {
+      std::vector<int64_t> m = layout.members(r, kind);
+      auto [it, fresh] = known.emplace(m, entries.size());
+      if (fresh) entries.push_back({int(entries.size()) + 1, m, layout.involvedDims(m)});
+      byRank[{r, kind}] = it->second;
+    }
+  }
+}
+
+} // namespace emit
+
+namespace {
+
+llvm::Error writeText(const std::string &path, const std::string &text) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) return llvm::createStringError(ec, "cannot write '%s': %s", path.c_str(), ec.message().c_str());
+  os << text;
+  return llvm::Error::success();
+}
+
+std::string groupsJson(const emit::Groups &groups) {
+  std::vector<std::string> items;
+  for (const emit::Groups::Entry &e : groups.all()) {
+    std::vector<std::string> ranks;
+    for (int64_t r : e.members) ranks.push_back(std::to_string(r));
+    items.push_back(fmt::format("  \"{}\": [{}]", e.id, llvm::join(ranks, ", ")));
+  }
+  return "{\n" + llvm::join(items, ",\n") + "\n}\n";
+}
+
+/// rapid-sim's network JSON. Link bandwidth is the declared one times the
+/// GPU's `calibration.network` (achieved / peak on the links).
+std::string networkJson(const ExperimentPoint &p) {
+  double cal = p.gpu.count("calibration.network") ? p.gpu.at("calibration.network").num() : 1.0;
+  std::vector<std::string> dims;
+  for (const ResolvedDim &d : p.network.dims) {
+    std::vector<std::string> shape;
+    for (int64_t e : d.shape) shape.push_back(std::to_string(e));
+    std::string extent = d.shape.size() > 1 ? fmt::format("\"shape\": [{}]", llvm::join(shape, ", "))
+                                            : fmt::format("\"size\": {}", d.size);
+    dims.push_back(fmt::format("    {{\"name\": {}, \"kind\": \"{}\", {}, \"bandwidth\": \"{} B/s\", "
+                               "\"latency\": \"{} ns\", \"oversubscription\": {}}}",
+                               jsonQuote(d.name), d.kind, extent, formatNumber(d.fields.at("bandwidth").num() * cal),
+                               formatNumber(d.fields.at("latency").num() * 1e9),
+                               formatNumber(d.fields.at("oversubscription").num())));
+  }
+  return "{\"dimensions\": [\n" + llvm::join(dims, ",\n") + "\n]}\n";
+}
+
+/// A fault `dim(a, b)` names the link between positions a and b of that
+/// dimension in the copy of the dimension that holds rank 0.
+std::string faultsJson(const ExperimentPoint &p) {
+  std::vector<std::string> items;
+  for (const ResolvedLinkFault &f : p.faults->links) {
+    int64_t stride = 1;
+    for (const ResolvedDim &d : p.network.dims) {
+      if (d.name == f.dim) break;
+      stride *= d.size;
+    }
+    std::string link = fmt::format("[{}, {}]", f.a * stride, f.b * stride);
+    if (f.hard)
+      items.push_back(fmt::format("  {{\"kind\": \"hard\", \"link\": {}}}", link));
+    else
+      items.push_back(fmt::format("  {{\"kind\": \"soft\", \"link\": {}, \"derate\": {}, \"extra_latency\": \"{} ns\"}}",
+                                  link, formatNumber(f.fields.at("derate").num()),
+                                  formatNumber(f.fields.at("extra_latency").num() * 1e9)));
+  }
+  return "{\"faults\": [\n" + llvm::join(items, ",\n") + "\n]}\n";
+}
+
+std::string sanitize(std::string s) {
+  for (char &c : s)
+    if (!llvm::isAlnum(c) && c != '.' && c != '-' && c != '_') c = '_';
+  return s;
+}
+
+} // namespace
+
+std::string pointDirectory(const std::string &root, const ExperimentPoint &p) {
+  llvm::SmallString<256> dir(root);
+  if (p.sweep.empty()) {
+    llvm::sys::path::append(dir, p.experiment);
+    return std::string(dir);
+  }
+  std::vector<std::string> parts;
+  for (const auto &[name, v] : p.point) parts.push_back(sanitize(name + "-" + v.str()));
+  llvm::sys::path::append(dir, p.sweep, llvm::join(parts, "_"));
+  return std::string(dir);
+}
+
+llvm::Error emitChakra(const ir::Program &prog, const ExperimentPoint &point, const std::string &dir,
+                       const std::string &prefix) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return llvm::createStringError(ec, "cannot create '%s': %s", dir.c_str(), ec.message().c_str());
+  RankLayout layout(prog.layout, point);
+  emit::Groups groups(prog, layout);
+  for (int64_t r = 0; r < layout.ranks(); ++r) {
+    std::string path = fmt::format("{}/{}.{}.et", dir, prefix, r);
+    if (llvm::Error e = emit::writeRankTrace(path, prog.stages[layout.coord(r, ir::Group::PP)], r, layout, groups))
+      return e;
+  }
+  if (llvm::Error e = writeText(dir + "/comm_groups.json", groupsJson(groups))) return e;
+  if (llvm::Error e = writeText(dir + "/network.json", networkJson(point))) return e;
+  if (point.faults && !point.faults->links.empty())
+    if (llvm::Error e = writeText(dir + "/faults.json", faultsJson(point))) return e;
+  return llvm::Error::success();
+}
+
+} // namespace rapid
