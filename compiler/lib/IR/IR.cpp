@@ -7,6 +7,7 @@ const char *kindName(OpKind k) {
   switch (k) {
   case OpKind::Gemm: return "gemm";
   case OpKind::FlashAttention: return "flash_attention";
+  case OpKind::DecodeAttention: return "decode_attention";
   case OpKind::Softmax: return "softmax";
   case OpKind::Norm: return "norm";
   case OpKind::Activation: return "activation";

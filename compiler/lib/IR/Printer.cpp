@@ -10,7 +10,7 @@ std::string opLine(const Op &op, size_t idx) {
   std::string s = fmt::format("%{} = {} \"{}\" {}", idx, kindName(op.kind), op.name, phaseName(op.phase));
   if (op.layer >= 0) s += fmt::format(" L{}", op.layer);
   if (op.micro >= 0) s += fmt::format(" mb{}", op.micro);
-  if (op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention) {
+  if (op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention || op.kind == OpKind::DecodeAttention) {
     s += fmt::format(" [m={} n={} k={}", op.shape.m, op.shape.n, op.shape.k);
     if (op.shape.batch != 1) s += fmt::format(" batch={}", op.shape.batch);
     s += op.causal ? " causal]" : "]";
@@ -40,6 +40,9 @@ void printProgram(const Program &p, llvm::raw_ostream &os) {
   const Layout &l = p.layout;
   os << fmt::format("program \"{}\" tp={} cp={} pp={} dp={} ep={} sp={} vstages={} microbatches={}\n", p.experiment,
                     l.tp, l.cp, l.pp, l.dp, l.ep, l.sp ? "on" : "off", l.virtualStages, l.microbatches);
+  for (size_t i = 0; i < p.decode.size(); ++i)
+    os << fmt::format("decode sample {} (mb{}): step {}, {} cached tokens, stands for {} steps\n", i, i + 1,
+                      p.decode[i].step, p.decode[i].kvLength, p.decode[i].weight);
   for (const Graph &g : p.stages) {
     os << fmt::format("stage {} {{\n", g.stage);
     for (size_t i = 0; i < g.ops.size(); ++i) os << "  " << opLine(g.ops[i], i) << "\n";
@@ -51,7 +54,7 @@ double totalFlops(const Program &p, bool withRecompute) {
   double total = 0;
   for (const Graph &g : p.stages)
     for (const Op &op : g.ops)
-      if ((op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention) &&
+      if ((op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention || op.kind == OpKind::DecodeAttention) &&
           (withRecompute || op.phase != Phase::Recompute))
         total += op.flops;
   return total * ranksPerStage(p.layout);

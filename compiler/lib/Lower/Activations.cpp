@@ -19,7 +19,7 @@ namespace {
 
 /// The score path: softmax output (and with dropout its mask and output).
 double scorePath(const Shard &sh) {
-  double scores = double(sh.b) * sh.headsLocal * sh.s * double(sh.s * sh.layout.cp);
+  double scores = double(sh.b) * sh.headsLocal * sh.s * double(sh.kvTokens);
   return scores * (sh.model.dropout ? 2 * sh.d + 1 : sh.d);
 }
 
@@ -70,7 +70,7 @@ void memoryFacts(const Shard &sh, ir::Program &prog) {
   mf.storedHead = 4.0 * sh.tokens * double(sh.model.vocab) / sh.t();
   if (!sh.training) {
     // K and V of every prompt and generated token, on this rank's heads and tokens.
-    double tokens = double(sh.seq + sh.decode) / sh.layout.cp;
+    double tokens = double(sh.seq + sh.decodeTokens) / sh.layout.cp;
     double kvPerLayer = 2.0 * sh.b * tokens * sh.kvLocal * sh.d;
     mf.transient = storedAll(sh, 0) + mf.storedHead;
     for (int64_t s = 0; s < sh.layout.pp; ++s) mf.kvCache.push_back(kvPerLayer * sh.layout.layersPerStage);

@@ -50,7 +50,7 @@ Op flashAttention(const Shard &sh, bool backward) {
   Op op;
   op.kind = OpKind::FlashAttention;
   op.name = backward ? "attn.core.bwd" : "attn.core";
-  int64_t kv = sh.s * sh.layout.cp;
+  int64_t kv = sh.kvTokens;
   op.shape = {sh.s, kv, sh.model.headDim, sh.b * sh.headsLocal};
   op.causal = true;
   // QK^T and PV, 2 FLOPs per multiply-add; the causal mask skips half the tiles.
@@ -62,12 +62,29 @@ Op flashAttention(const Shard &sh, bool backward) {
   return op;
 }
 
+/// One token per sequence reads the whole KV cache: memory bound (the
+/// FlashDecoding split-KV kernel); its new K and V are appended.
+Op decodeAttention(const Shard &sh) {
+  Op op;
+  op.kind = OpKind::DecodeAttention;
+  op.name = "attn.decode";
+  op.shape = {1, sh.kvTokens, sh.model.headDim, sh.b * sh.headsLocal};
+  op.flops = 4.0 * sh.kvTokens * sh.model.headDim * double(op.shape.batch);
+  double q = double(sh.b) * qLocal(sh);
+  op.bytes = sh.d * (2.0 * sh.b * sh.kvTokens * sh.kvLocal + 2 * q + 2.0 * sh.b * sh.kvLocal);
+  return op;
+}
+
 void attentionForward(Chain &c, const Shard &sh, bool recomputeOnly = false) {
+  if (sh.decode) {
+    c.add(decodeAttention(sh));
+    return;
+  }
   if (sh.flash) {
     if (!recomputeOnly) c.add(flashAttention(sh, false));
     return;
   }
-  int64_t kv = sh.s * sh.layout.cp, batch = sh.b * sh.headsLocal;
+  int64_t kv = sh.kvTokens, batch = sh.b * sh.headsLocal;
   c.add(gemm("attn.score", sh.s, kv, sh.model.headDim, batch));
   c.add(pointwise(OpKind::Softmax, "attn.softmax", double(batch) * sh.s * kv, 5, 2, sh.d));
   if (!recomputeOnly) c.add(gemm("attn.pv", sh.s, sh.model.headDim, kv, batch));
@@ -84,7 +101,7 @@ void attentionBackward(Chain &c, const Shard &sh) {
     attentionForward(c, sh, /*recomputeOnly=*/true);
     c.phase = saved;
   }
-  int64_t kv = sh.s * sh.layout.cp, batch = sh.b * sh.headsLocal, hd = sh.model.headDim;
+  int64_t kv = sh.kvTokens, batch = sh.b * sh.headsLocal, hd = sh.model.headDim;
   c.add(gemm("attn.pv.dgrad_v", kv, hd, sh.s, batch));
   c.add(gemm("attn.pv.dgrad_p", sh.s, kv, hd, batch));
   c.add(pointwise(OpKind::Softmax, "attn.softmax.bwd", double(batch) * sh.s * kv, 4, 3, sh.d));
@@ -144,7 +161,7 @@ void layerForward(Chain &c, const Shard &sh, int64_t layer) {
   c.add(gemm("attn.qkv", T, qkvLocal(sh), sh.model.hidden));
   if (sh.model.rotary)
     c.add(pointwise(OpKind::Rotary, "attn.rotary", double(T) * (qLocal(sh) + sh.kvLocal), 3, 2, sh.d));
-  if (sh.layout.cp > 1)
+  if (sh.layout.cp > 1 && !sh.decode) // a decode step attends over its own part of the cache
     c.add(collective(OpKind::AllGather, "attn.cp.allgather_kv", Group::CP, 2.0 * T * sh.kvLocal * sh.d));
   attentionForward(c, sh);
   c.add(gemm("attn.out", T, sh.model.hidden, qLocal(sh)));
@@ -211,8 +228,11 @@ void headForward(Chain &c, const Shard &sh) {
   int64_t T = sh.tokens, v = sh.model.vocab / sh.t();
   c.add(pointwise(OpKind::Norm, "head.norm", sh.actElems(), 7, 2, sh.d));
   spGather(c, sh, "head.sp.allgather");
+  if (!sh.training) { // generation needs the logits of each sequence's last token only
+    c.add(gemm("head.logits", sh.b, v, sh.model.hidden));
+    return;
+  }
   c.add(gemm("head.logits", T, v, sh.model.hidden));
-  if (!sh.training) return;
   c.add(pointwise(OpKind::CrossEntropy, "head.loss", double(T) * v, 5, 2, sh.d));
   if (sh.t() > 1) // max, sum of exponentials and target logit, FP32, per token
     c.add(collective(OpKind::AllReduce, "head.loss.allreduce", Group::TP, 3.0 * 4 * T));

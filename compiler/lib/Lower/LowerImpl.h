@@ -22,9 +22,12 @@ struct Shard {
   double d = 2;                ///< bytes per activation element
   int64_t b = 1;               ///< sequences per microbatch
   int64_t seq = 0;             ///< full sequence length (inference: the prompt)
-  int64_t decode = 0;          ///< inference: generated tokens
+  int64_t decodeTokens = 0;    ///< inference: generated tokens
+  int64_t decodeSamples = 0;   ///< inference: decode steps lowered
   int64_t s = 0;               ///< tokens of a sequence on this rank (seq / cp)
   int64_t tokens = 0;          ///< b * s
+  int64_t kvTokens = 0;        ///< keys each query attends over on this rank
+  bool decode = false;         ///< one new token per sequence against the KV cache
   int64_t headsLocal = 0;      ///< query heads on this rank
   int64_t kvLocal = 0;         ///< key/value width on this rank (heads * head_dim)
   int64_t ffnLocal = 0;        ///< MLP columns on this rank (x2 for the gate of SwiGLU)
@@ -74,9 +77,14 @@ private:
 };
 
 // Op builders (Ops.cpp).
+Op p2p(OpKind kind, const char *name, int64_t peerStage, int32_t tag, double bytes);
 Op gemm(const char *name, int64_t m, int64_t n, int64_t k, int64_t batch = 1);
 Op pointwise(OpKind kind, const char *name, double elems, double flopsPerElem, double bytesPerElem, double d);
 Op collective(OpKind kind, const char *name, Group g, double commBytes);
+
+// Inference.cpp
+std::vector<ir::DecodeSample> decodeSamples(int64_t prefill, int64_t decode, int64_t samples);
+void buildInferenceStage(const Shard &sh, ir::Graph &g, int64_t stage, const std::vector<ir::DecodeSample> &samples);
 
 // Schedule.cpp and Activations.cpp
 double stageParams(const Shard &sh, int64_t stage);

@@ -38,6 +38,13 @@ Op pointwise(OpKind kind, const char *name, double elems, double flopsPerElem, d
   return op;
 }
 
+Op p2p(OpKind kind, const char *name, int64_t peerStage, int32_t tag, double bytes) {
+  Op op = collective(kind, name, Group::PP, bytes);
+  op.peer = int32_t(peerStage);
+  op.tag = tag;
+  return op;
+}
+
 Op collective(OpKind kind, const char *name, Group g, double commBytes) {
   Op op;
   op.kind = kind;
@@ -82,11 +89,13 @@ Shard makeShard(const ExperimentPoint &p) {
   } else {
     sh.b = num("inference.batch");
     sh.seq = num("inference.prefill");
-    sh.decode = num("inference.decode");
+    sh.decodeTokens = num("inference.decode");
+    sh.decodeSamples = num("inference.decode_samples");
   }
   l.layersPerStage = sh.model.layers / l.pp;
   sh.s = sh.seq / l.cp;
   sh.tokens = sh.b * sh.s;
+  sh.kvTokens = sh.s * l.cp;
   const ModelSpec &m = sh.model;
   sh.headsLocal = m.heads / l.tp;
   // Fewer KV heads than TP ranks: each rank keeps one replicated KV head.

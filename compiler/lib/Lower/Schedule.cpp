@@ -63,16 +63,15 @@ public:
   }
 
   void build() {
-    int64_t m = sh.training ? L.microbatches : 1;
-    std::vector<Unit> units = sh.training ? scheduleUnits(schedule, L.pp, stage, m, L.virtualStages)
-                                          : std::vector<Unit>{{true, 0, 0}};
+    int64_t m = L.microbatches;
+    std::vector<Unit> units = scheduleUnits(schedule, L.pp, stage, m, L.virtualStages);
     std::vector<int64_t> backwardsLeft(L.virtualStages, m);
     for (const Unit &u : units) {
       c.micro = int32_t(u.micro);
       if (u.forward) forward(u);
       else backward(u, --backwardsLeft[u.chunk] == 0);
     }
-    if (sh.training) step();
+    step();
   }
 
 private:
@@ -86,10 +85,7 @@ private:
   }
 
   Op p2p(OpKind kind, const char *name, int64_t peer, int32_t tg) {
-    Op op = collective(kind, name, Group::PP, p2pBytes());
-    op.peer = int32_t(peer);
-    op.tag = tg;
-    return op;
+    return lower::p2p(kind, name, peer, tg, p2pBytes());
   }
 
   void forward(const Unit &u) {
@@ -105,7 +101,7 @@ private:
     }
     if (last(u.chunk)) {
       headForward(c, sh);
-    } else if (sh.training || stage + 1 < L.pp) {
+    } else {
       c.layer = -1;
       int64_t to = (stage + 1) % L.pp, toChunk = stage + 1 == L.pp ? u.chunk + 1 : u.chunk;
       c.addDetached(p2p(OpKind::Send, "pp.send.act", to, tag(0, u.micro, to, toChunk)), {c.last()});
@@ -146,7 +142,7 @@ private:
 
   /// ZeRO-3 / FSDP: each layer's parameters are gathered before use.
   void gatherParams(int64_t layer) {
-    if (!sh.training || sh.zero < 3 || replicas() == 1) return;
+    if (sh.zero < 3 || replicas() == 1) return;
     c.layer = int32_t(layer);
     Op op = collective(OpKind::AllGather, "zero3.param_allgather", replicaGroup(),
                        sh.layerParams(layer) * sh.d / double(replicas()));
@@ -215,11 +211,15 @@ ir::Program lowerPoint(const ExperimentPoint &p) {
   ir::Program prog;
   prog.experiment = p.experiment;
   prog.layout = sh.layout;
-  std::string schedule = sh.training ? p.fields.at("training.schedule").s : "gpipe";
+  if (!sh.training)
+    prog.decode = lower::decodeSamples(sh.seq, sh.decodeTokens, sh.decodeSamples);
   for (int64_t s = 0; s < sh.layout.pp; ++s) {
     ir::Graph g;
     g.stage = int32_t(s);
-    lower::StageBuilder(sh, g, s, schedule).build();
+    if (sh.training)
+      lower::StageBuilder(sh, g, s, p.fields.at("training.schedule").s).build();
+    else
+      lower::buildInferenceStage(sh, g, s, prog.decode);
     prog.stages.push_back(std::move(g));
     prog.memory.stageParams.push_back(lower::stageParams(sh, s));
   }

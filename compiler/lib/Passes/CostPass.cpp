@@ -24,7 +24,7 @@ double hbmBytes(const Op &op) {
 }
 
 void costOp(Op &op, const GpuSpec &gpu) {
-  bool tensor = op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention;
+  bool tensor = op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention || op.kind == OpKind::DecodeAttention;
   FlopsPerSecond peak = (tensor ? gpu.peak(op.dtype) : gpu.peakFp32) * gpu.calibration.compute;
   Seconds math = Flops(op.flops) / peak;
   op.bytes = hbmBytes(op);

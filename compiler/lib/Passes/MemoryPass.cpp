@@ -100,7 +100,7 @@ void printMemoryText(const MemoryReport &r, const ir::MemoryFacts &mf, const Exp
   if (!p.sweep.empty()) os << " (sweep " << p.sweep << ": " << pointLabel(p) << ")";
   os << (r.fits ? ": fits\n" : ": does not fit: " + r.reason + "\n");
   auto b = [](double x) { return formatBytes(Bytes(x)); };
-  if (!mf.stored.empty())
+  if (mf.training && !mf.stored.empty())
     os << fmt::format("  per layer and microbatch: {} kept for backward ({:.0f} B), {} recomputed ({:.0f} B)\n",
                       b(mf.stored[0]), mf.stored[0], b(mf.recompute[0]), mf.recompute[0]);
   for (const StageMemory &s : r.stages) {

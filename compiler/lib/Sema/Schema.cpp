@@ -89,6 +89,8 @@ constexpr FieldSpec kExperiment[] = {
     {"inference.kv_precision", F::Choice, kNum, "inference.precision", "fp32|bf16|fp16|fp8", B::Any,
      "KV-cache element type", "inference"},
     {"inference.flash_attention", F::Bool, kNum, "on", "", B::Any, "fused prefill attention", "inference"},
+    {"inference.decode_samples", F::Integer, kNum, "16", "", B::Positive,
+     "decode steps lowered and simulated; the others are interpolated", "inference"},
     {"parallel.tp", F::Integer, kNum, "1", "", B::Positive, "tensor parallel degree"},
     {"parallel.sp", F::Bool, kNum, "off", "", B::Any, "sequence parallelism with TP"},
     {"parallel.cp", F::Integer, kNum, "1", "", B::Positive, "context parallel degree"},

@@ -25,6 +25,7 @@ enum class OpKind : uint8_t {
   // Compute.
   Gemm,           ///< (m x k)·(k x n), `batch` times
   FlashAttention, ///< fused attention, forward or backward
+  DecodeAttention, ///< one new token per sequence attending over the KV cache
   Softmax,        ///< naive attention's scale+mask+softmax over the score matrix
   Norm,           ///< LayerNorm / RMSNorm
   Activation,     ///< GELU / SwiGLU
@@ -116,11 +117,22 @@ struct MemoryFacts {
   double transient = 0;          ///< inference: largest working set of one layer's forward
 };
 
+/// Inference: decode steps are lowered at sample points; each stands for
+/// `weight` steps of the generation (the samples' weights add up to the
+/// number of generated tokens). Ops of sample i have micro = i + 1; the
+/// prefill has micro = 0.
+struct DecodeSample {
+  int64_t step = 0;     ///< 1 = the first generated token after the prefill
+  int64_t kvLength = 0; ///< tokens in the KV cache the step attends over
+  double weight = 1;
+};
+
 struct Program {
   std::string experiment;
   Layout layout;
   std::vector<Graph> stages;
   MemoryFacts memory;
+  std::vector<DecodeSample> decode;
 };
 
 const char *kindName(OpKind k);
