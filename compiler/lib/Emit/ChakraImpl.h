@@ -1,7 +1,7 @@
 //===- ChakraImpl.h - Shared by the Chakra emitter's files -----*- C++ -*-===//
 #pragma once
 
-#include "rapid/Emit/RankLayout.h"
+#include "rapid/Passes/RankLayout.h"
 
 #include "llvm/Support/Error.h"
 

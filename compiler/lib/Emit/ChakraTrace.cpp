@@ -6,7 +6,7 @@
 // standard `duration_micros`, `num_ops` and `tensor_size`.
 //===----------------------------------------------------------------------===//
 #include "rapid/Emit/Chakra.h"
-#include "rapid/Emit/RankLayout.h"
+#include "rapid/Passes/RankLayout.h"
 #include "ChakraImpl.h"
 
 #include "et_def.pb.h"

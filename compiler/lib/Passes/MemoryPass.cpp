@@ -8,6 +8,7 @@
 // and freed when its backward ends, in the order the schedule runs them.
 //===----------------------------------------------------------------------===//
 #include "rapid/Passes/Memory.h"
+#include "rapid/Passes/RankLayout.h"
 
 #include "rapid/Sema/PointPrinter.h"
 #include "rapid/Sema/Specs.h"
@@ -64,11 +65,12 @@ MemoryReport analyzeMemory(const ir::Program &prog, const ExperimentPoint &point
   const ir::MemoryFacts &mf = prog.memory;
   const ir::Layout &L = prog.layout;
   double dp = double(L.dp * L.cp); // ZeRO shards over every rank holding the same weights
+  RankLayout ranks(L, point);
   MemoryReport r;
   for (const ir::Graph &g : prog.stages) {
     StageMemory m;
     m.stage = g.stage;
-    m.rank = int64_t(g.stage) * L.tp * L.cp * L.dp;
+    m.rank = ranks.firstRankOfStage(g.stage);
     double p = mf.stageParams[g.stage];
     m.weights = p * mf.paramBytes / (mf.zero >= 3 ? dp : 1);
     if (mf.zero >= 3 && dp > 1) m.weights += p / double(L.layersPerStage) * mf.paramBytes; // one gathered layer

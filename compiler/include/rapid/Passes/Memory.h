@@ -11,7 +11,7 @@ namespace rapid {
 /// Memory of one rank of a stage at its peak (bytes).
 struct StageMemory {
   int32_t stage = 0;
-  int64_t rank = 0;     ///< the stage's first rank (pipeline stages outermost)
+  int64_t rank = 0;     ///< the stage's first rank (see RankLayout)
   double weights = 0, gradients = 0, optimizer = 0, activations = 0, kvCache = 0, reserve = 0;
   double peak = 0, capacity = 0;
   double headroom() const { return capacity - peak; }

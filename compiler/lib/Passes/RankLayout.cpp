@@ -1,5 +1,5 @@
 //===- RankLayout.cpp -----------------------------------------------------===//
-#include "rapid/Emit/RankLayout.h"
+#include "rapid/Passes/RankLayout.h"
 
 #include <algorithm>
 
