@@ -68,7 +68,6 @@ void Sema::applyOverrides() {
 }
 
 void Sema::buildRecord(const ast::Decl &d) {
-  static std::vector<const ast::Decl *> building;
   if (records.count(d.name.name) || !schemaFor(d.kind.name))
     return;
   if (llvm::is_contained(building, &d)) {

@@ -164,6 +164,7 @@ private:
   std::map<std::string, Record> records;
   std::map<std::string, std::vector<ast::StmtPtr>> overrideStmts; ///< by decl name
   std::map<const FieldSpec *, ast::StmtPtr> defaults;
+  std::vector<const ast::Decl *> building; ///< derivation chain being built, for cycles
   const ast::Module *root = nullptr;
   friend class RecordScope;
 };
