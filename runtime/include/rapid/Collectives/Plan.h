@@ -1,0 +1,72 @@
+//===- Plan.h - Collectives as phases of steps -----------------*- C++ -*-===//
+//
+// A collective is planned once per instance as a flat list of steps that
+// every participant walks through, chunk by chunk (chunks pipeline: each runs
+// its own walk). A step is "send to these peers, then wait for this many
+// messages"; the next step starts when they have arrived.
+//
+// Hierarchical decomposition over network dimensions (whole-machine
+// collectives), one phase per involved dimension of size > 1:
+//   ALL_REDUCE     RS on d0, RS on d1, ..., then AG back from the last to d0
+//   REDUCE_SCATTER RS on d0, d1, ...        ALL_GATHER AG on d0, d1, ...
+//   ALL_TO_ALL     A2A on each dimension with the whole buffer
+// A communicator group is one phase (or RS+AG) over its rank list.
+//
+// Per-step bytes, for a phase of p ranks whose input is B bytes per chunk:
+//   ring RS: p-1 steps of B/p     ring AG: p-1 steps of B (B = shard)
+//   direct RS: 1 step, B/p to each peer; direct AG: 1 step, B to each peer
+//   halving-doubling RS: log2 p steps of B/2, B/4 ...; AG: B, 2B, 4B ...
+//   A2A: direct, B/p to each peer (its ring form would only add hops)
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/Trace/Graph.h"
+
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <vector>
+
+namespace rapid::coll {
+
+enum class Algorithm : uint8_t { Ring, Direct, HalvingDoubling };
+enum class PhaseOp : uint8_t { ReduceScatter, AllGather, AllToAll };
+/// How a step picks peers among the p positions of its phase.
+enum class Pattern : uint8_t { Next, All, Partner };
+
+bool parseAlgorithm(const std::string &name, Algorithm &out);
+const char *algorithmName(Algorithm a);
+
+struct Phase {
+  PhaseOp op;
+  Algorithm algo;
+  int dim = -1; ///< network dimension, or -1 for the instance's group list
+  int size = 1; ///< participants p
+};
+
+struct Step {
+  uint16_t phase = 0;
+  Pattern pattern = Pattern::Next;
+  uint32_t mask = 0;     ///< Partner: peer = position ^ mask
+  double bytes = 0;      ///< per message
+  uint32_t expected = 0; ///< messages to wait for
+};
+
+/// Algorithm per collective kind (AR, AG, RS, A2A) and dimension.
+struct AlgorithmTable {
+  std::array<std::vector<Algorithm>, 4> perKind;
+  Algorithm pick(trace::CollKind k, int dim) const;
+};
+
+struct Plan {
+  std::vector<Phase> phases;
+  std::vector<Step> steps;
+};
+
+/// dims: size of each network dimension; involved: bitmask; groupSize > 0
+/// plans over a communicator group instead. chunkBytes: what one chunk
+/// carries of comm_size (with comm_size's per-collective meaning).
+Plan planCollective(trace::CollKind kind, double chunkBytes, const std::vector<int> &dims,
+                    uint32_t involved, int groupSize, const AlgorithmTable &algos);
+
+} // namespace rapid::coll

@@ -1,0 +1,120 @@
+//===- Plan.cpp - Decompose collectives into phases and steps -------------===//
+
+#include "rapid/Collectives/Plan.h"
+
+#include <bit>
+
+namespace rapid::coll {
+
+using trace::CollKind;
+
+bool parseAlgorithm(const std::string &name, Algorithm &out) {
+  if (name == "ring")
+    out = Algorithm::Ring;
+  else if (name == "direct")
+    out = Algorithm::Direct;
+  else if (name == "halvingDoubling" || name == "halving-doubling")
+    out = Algorithm::HalvingDoubling;
+  else
+    return false;
+  return true;
+}
+
+const char *algorithmName(Algorithm a) {
+  static const char *names[] = {"ring", "direct", "halvingDoubling"};
+  return names[int(a)];
+}
+
+static int kindSlot(CollKind k) {
+  switch (k) {
+  case CollKind::AllReduce: return 0;
+  case CollKind::AllGather: return 1;
+  case CollKind::ReduceScatter: return 2;
+  default: return 3;
+  }
+}
+
+Algorithm AlgorithmTable::pick(CollKind k, int dim) const {
+  const auto &list = perKind[kindSlot(k)];
+  if (list.empty())
+    return Algorithm::Ring;
+  return list[std::min<size_t>(size_t(std::max(dim, 0)), list.size() - 1)];
+}
+
+/// Appends one phase's steps; `bytes` is the phase's per-chunk input (the
+/// shard for all-gather).
+static void appendPhase(Plan &plan, Phase phase, double bytes) {
+  int p = phase.size;
+  // Halving-doubling pairs ranks by bit; other sizes use the ring.
+  if (phase.algo == Algorithm::HalvingDoubling && !std::has_single_bit(unsigned(p)))
+    phase.algo = Algorithm::Ring;
+  uint16_t index = uint16_t(plan.phases.size());
+  plan.phases.push_back(phase);
+  auto add = [&](Pattern pat, uint32_t mask, double b, uint32_t expected) {
+    plan.steps.push_back(Step{index, pat, mask, b, expected});
+  };
+  bool rs = phase.op == PhaseOp::ReduceScatter;
+  if (phase.op == PhaseOp::AllToAll || phase.algo == Algorithm::Direct) {
+    add(Pattern::All, 0, rs || phase.op == PhaseOp::AllToAll ? bytes / p : bytes, uint32_t(p - 1));
+  } else if (phase.algo == Algorithm::Ring) {
+    for (int k = 0; k < p - 1; ++k)
+      add(Pattern::Next, 0, rs ? bytes / p : bytes, 1);
+  } else {
+    int rounds = std::countr_zero(unsigned(p));
+    for (int k = 0; k < rounds; ++k)
+      if (rs)
+        add(Pattern::Partner, uint32_t(p >> (k + 1)), bytes / double(2u << k), 1);
+      else
+        add(Pattern::Partner, uint32_t(1u << k), bytes * double(1u << k), 1);
+  }
+}
+
+Plan planCollective(CollKind kind, double chunkBytes, const std::vector<int> &dims,
+                    uint32_t involved, int groupSize, const AlgorithmTable &algos) {
+  std::vector<Phase> line; // the dimensions (or the group) in order
+  if (groupSize > 0) {
+    if (groupSize > 1)
+      line.push_back(Phase{PhaseOp::AllToAll, algos.pick(kind, 0), -1, groupSize});
+  } else {
+    for (int d = 0; d < int(dims.size()); ++d)
+      if ((involved >> d & 1) && dims[d] > 1)
+        line.push_back(Phase{PhaseOp::AllToAll, algos.pick(kind, d), d, dims[d]});
+  }
+  Plan plan;
+  double bytes = chunkBytes;
+  auto run = [&](Phase ph, PhaseOp op) {
+    ph.op = op;
+    appendPhase(plan, ph, bytes);
+  };
+  switch (kind) {
+  case CollKind::AllReduce:
+    for (const auto &ph : line) {
+      run(ph, PhaseOp::ReduceScatter);
+      bytes /= ph.size;
+    }
+    for (auto it = line.rbegin(); it != line.rend(); ++it) {
+      run(*it, PhaseOp::AllGather);
+      bytes *= it->size;
+    }
+    break;
+  case CollKind::ReduceScatter:
+    for (const auto &ph : line) {
+      run(ph, PhaseOp::ReduceScatter);
+      bytes /= ph.size;
+    }
+    break;
+  case CollKind::AllGather:
+    for (const auto &ph : line) {
+      run(ph, PhaseOp::AllGather);
+      bytes *= ph.size;
+    }
+    break;
+  default:
+    for (const auto &ph : line)
+      run(ph, PhaseOp::AllToAll);
+    break;
+  }
+  return plan;
+}
+
+} // namespace rapid::coll
