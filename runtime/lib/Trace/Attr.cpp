@@ -59,16 +59,15 @@ std::optional<std::vector<bool>> attrAsBoolList(const AttributeProto &a) {
   }
 }
 
-const char *attrTypeName(const AttributeProto &a) {
-  // The oneof descriptor names the member; strip the "_val" suffix once.
+std::string attrTypeName(const AttributeProto &a) {
+  // The oneof descriptor names the member; strip the "_val" suffix.
   const auto *field = a.GetDescriptor()->FindFieldByNumber(int(a.value_case()));
   if (!field)
     return "none";
-  static thread_local std::string name;
-  name = field->name();
-  if (name.size() > 4 && name.ends_with("_val"))
+  std::string name = field->name();
+  if (name.ends_with("_val"))
     name.resize(name.size() - 4);
-  return name.c_str();
+  return name;
 }
 
 /// Every list message has one repeated field `values`; reflection walks it so

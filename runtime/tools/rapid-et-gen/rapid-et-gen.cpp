@@ -3,7 +3,8 @@
 // Test-only. Reads a line-based description and writes <prefix>.<rank>.et:
 //
 //   version 0.0.4            GlobalMetadata.version ("none": no metadata record)
-//   rank 0                   following nodes belong to rank 0
+//   ranks 16                 how many ranks 'rank *' means
+//   rank 0                   following nodes belong to rank 0 ('*': to all)
 //   1 COMP dur=5             id, kind, key=value attributes
 //   2 COLL ALL_REDUCE size=1048576 deps=1 pg=1 dims=1,0
 //   3 SEND dst=1 tag=7 size=1000 ctrl=2
@@ -118,7 +119,16 @@ int main(int argc, char **argv) {
   }
   std::map<int, std::string> files;
   std::string version = "0.0.4";
-  int rank = 0;
+  int rank = 0, numRanks = 0;
+  bool allRanks = false;
+  auto openRank = [&](int r) {
+    if (!files.count(r) && version != "none") {
+      ChakraProtoMsg::GlobalMetadata meta;
+      meta.set_version(version);
+      rapid::trace::appendFramed(files[r], meta);
+    }
+    files[r];
+  };
   SmallVector<StringRef> lines;
   (*buf)->getBuffer().split(lines, '\n');
   for (unsigned i = 0; i < lines.size(); ++i) {
@@ -131,14 +141,15 @@ int main(int argc, char **argv) {
       version = words[1].str();
       continue;
     }
+    if (words[0] == "ranks" && words.size() == 2) {
+      numRanks = int(toInt(i + 1, words[1]));
+      continue;
+    }
     if (words[0] == "rank" && words.size() == 2) {
-      rank = int(toInt(i + 1, words[1]));
-      if (!files.count(rank) && version != "none") {
-        ChakraProtoMsg::GlobalMetadata meta;
-        meta.set_version(version);
-        rapid::trace::appendFramed(files[rank], meta);
-      }
-      files[rank];
+      allRanks = words[1] == "*";
+      rank = allRanks ? 0 : int(toInt(i + 1, words[1]));
+      for (int r = allRanks ? 0 : rank; r < (allRanks ? numRanks : rank + 1); ++r)
+        openRank(r);
       continue;
     }
     if (words.size() < 2)
@@ -152,7 +163,8 @@ int main(int argc, char **argv) {
       auto [key, value] = words[next].split('=');
       setKey(n, i + 1, key, value);
     }
-    rapid::trace::appendFramed(files[rank], n);
+    for (int r = allRanks ? 0 : rank; r < (allRanks ? numRanks : rank + 1); ++r)
+      rapid::trace::appendFramed(files[r], n);
   }
   for (auto &[r, bytes] : files) {
     std::error_code ec;

@@ -29,7 +29,7 @@ std::optional<std::string> attrAsString(const AttributeProto &a);
 std::optional<std::vector<bool>> attrAsBoolList(const AttributeProto &a);
 
 /// "int64" for int64_val, "bool_list" ...: the oneof member's name stem.
-const char *attrTypeName(const AttributeProto &a);
+std::string attrTypeName(const AttributeProto &a);
 /// Stable text of the value: 42, 1.5, "text", [1, 0], <none>.
 std::string attrValueText(const AttributeProto &a);
 /// The value as JSON (lists as arrays, bytes as their length).
