@@ -148,20 +148,26 @@ TEST(Routing, SoftFaultDeratesBothDirections) {
 
 TEST(Plan, StepCountsAndBytes) {
   coll::AlgorithmTable ring;
-  auto ar = coll::planCollective(trace::CollKind::AllReduce, 800, {8}, ~0u, 0, ring);
+  auto ar = coll::planCollective(trace::CollKind::AllReduce, 800, {{8}}, ~0u, 0, ring);
   EXPECT_EQ(ar.steps.size(), 14u);
   EXPECT_DOUBLE_EQ(ar.steps[0].bytes, 100);
   coll::AlgorithmTable hd;
   hd.perKind[0] = {coll::Algorithm::HalvingDoubling};
-  auto h = coll::planCollective(trace::CollKind::AllReduce, 800, {8}, ~0u, 0, hd);
+  auto h = coll::planCollective(trace::CollKind::AllReduce, 800, {{8}}, ~0u, 0, hd);
   ASSERT_EQ(h.steps.size(), 6u);
   EXPECT_DOUBLE_EQ(h.steps[0].bytes, 400);
   EXPECT_EQ(h.steps[0].mask, 4u);
   EXPECT_DOUBLE_EQ(h.steps[5].bytes, 400);
   // Two dimensions, the second left out by involved_dim.
-  auto d0 = coll::planCollective(trace::CollKind::AllGather, 10, {4, 2}, 0b01, 0, ring);
+  auto d0 = coll::planCollective(trace::CollKind::AllGather, 10, {{4}, {2}}, 0b01, 0, ring);
   EXPECT_EQ(d0.phases.size(), 1u);
   EXPECT_EQ(d0.steps.size(), 3u);
+  // A 2-D torus dimension: one phase per axis, rings of 4 then 4.
+  auto torus = coll::planCollective(trace::CollKind::ReduceScatter, 16, {{4, 4}}, ~0u, 0, ring);
+  ASSERT_EQ(torus.phases.size(), 2u);
+  EXPECT_EQ(torus.phases[1].axisStride, 4);
+  EXPECT_EQ(torus.steps.size(), 6u);
+  EXPECT_DOUBLE_EQ(torus.steps[3].bytes, 1);
   // A group of one needs no steps.
-  EXPECT_TRUE(coll::planCollective(trace::CollKind::AllReduce, 8, {4}, ~0u, 1, ring).steps.empty());
+  EXPECT_TRUE(coll::planCollective(trace::CollKind::AllReduce, 8, {{4}}, ~0u, 1, ring).steps.empty());
 }

@@ -69,16 +69,21 @@ static void appendPhase(Plan &plan, Phase phase, double bytes) {
   }
 }
 
-Plan planCollective(CollKind kind, double chunkBytes, const std::vector<int> &dims,
+Plan planCollective(CollKind kind, double chunkBytes, const std::vector<std::vector<int>> &dims,
                     uint32_t involved, int groupSize, const AlgorithmTable &algos) {
   std::vector<Phase> line; // the dimensions (or the group) in order
   if (groupSize > 0) {
     if (groupSize > 1)
       line.push_back(Phase{PhaseOp::AllToAll, algos.pick(kind, 0), -1, groupSize});
   } else {
-    for (int d = 0; d < int(dims.size()); ++d)
-      if ((involved >> d & 1) && dims[d] > 1)
-        line.push_back(Phase{PhaseOp::AllToAll, algos.pick(kind, d), d, dims[d]});
+    for (int d = 0; d < int(dims.size()); ++d) {
+      int stride = 1;
+      for (int extent : dims[d]) {
+        if ((involved >> d & 1) && extent > 1)
+          line.push_back(Phase{PhaseOp::AllToAll, algos.pick(kind, d), d, extent, stride});
+        stride *= extent;
+      }
+    }
   }
   Plan plan;
   double bytes = chunkBytes;

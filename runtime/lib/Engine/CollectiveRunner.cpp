@@ -24,9 +24,9 @@ uint32_t Simulator::rankOf(const Instance &inst, uint32_t member) const {
 
 void Simulator::createInstance(Instance &inst, const TraceNode &n) {
   const auto &topo = net_.topology();
-  std::vector<int> dims;
-  for (int d = 0; d < topo.numDims(); ++d)
-    dims.push_back(topo.dimSize(d));
+  std::vector<std::vector<int>> dims;
+  for (const auto &d : topo.spec().dims)
+    dims.push_back(d.shape);
   inst.chunks = uint32_t(opts_.system.splits);
   int groupSize = inst.members ? int(inst.members->size()) : 0;
   inst.plan = coll::planCollective(n.coll(), double(n.commSize) / inst.chunks, dims,
@@ -150,10 +150,13 @@ void Simulator::sendStep(uint32_t id, uint32_t member, uint32_t chunk, uint32_t 
   const coll::Phase &ph = inst.plan.phases[st.phase];
   uint32_t rank = rankOf(inst, member);
   int p = ph.size;
-  int pos = ph.dim >= 0 ? net_.topology().coord(int(rank), ph.dim) : int(member);
+  // Position along the phase's axis; a peer differs from us only there.
+  int local = ph.dim >= 0 ? net_.topology().coord(int(rank), ph.dim) : int(member);
+  int pos = ph.dim >= 0 ? local / ph.axisStride % p : local;
   auto send = [&](int peerPos) {
+    int peerLocal = local + (peerPos - pos) * ph.axisStride;
     uint32_t peerMember = ph.dim >= 0
-                              ? uint32_t(net_.topology().withCoord(int(rank), ph.dim, peerPos))
+                              ? uint32_t(net_.topology().withCoord(int(rank), ph.dim, peerLocal))
                               : uint32_t(peerPos);
     Message m;
     m.bytes = st.bytes;

@@ -6,7 +6,10 @@
 // messages"; the next step starts when they have arrived.
 //
 // Hierarchical decomposition over network dimensions (whole-machine
-// collectives), one phase per involved dimension of size > 1:
+// collectives), one phase per involved dimension of size > 1; a dimension
+// with several axes (Torus2D, Mesh2D, KingMesh, Torus3D) gets one phase per
+// axis, x first, so a 2-D torus all-reduce runs rings along rows, then
+// columns, instead of one long ring that zig-zags across the grid:
 //   ALL_REDUCE     RS on d0, RS on d1, ..., then AG back from the last to d0
 //   REDUCE_SCATTER RS on d0, d1, ...        ALL_GATHER AG on d0, d1, ...
 //   ALL_TO_ALL     A2A on each dimension with the whole buffer
@@ -40,8 +43,9 @@ const char *algorithmName(Algorithm a);
 struct Phase {
   PhaseOp op;
   Algorithm algo;
-  int dim = -1; ///< network dimension, or -1 for the instance's group list
-  int size = 1; ///< participants p
+  int dim = -1;       ///< network dimension, or -1 for the instance's group list
+  int size = 1;       ///< participants p
+  int axisStride = 1; ///< within the dimension: local-index stride of this axis
 };
 
 struct Step {
@@ -63,10 +67,12 @@ struct Plan {
   std::vector<Step> steps;
 };
 
-/// dims: size of each network dimension; involved: bitmask; groupSize > 0
-/// plans over a communicator group instead. chunkBytes: what one chunk
-/// carries of comm_size (with comm_size's per-collective meaning).
-Plan planCollective(trace::CollKind kind, double chunkBytes, const std::vector<int> &dims,
+/// dims: the axes of each network dimension ({8} for a ring, {4, 4} for a
+/// 2-D torus); involved: bitmask; groupSize > 0 plans over a communicator
+/// group instead. chunkBytes: what one chunk carries of comm_size (with
+/// comm_size's per-collective meaning).
+Plan planCollective(trace::CollKind kind, double chunkBytes,
+                    const std::vector<std::vector<int>> &dims,
                     uint32_t involved, int groupSize, const AlgorithmTable &algos);
 
 } // namespace rapid::coll
