@@ -46,6 +46,7 @@ int NetworkSpec::numRanks() const {
 Topology::Topology(NetworkSpec spec) : spec_(std::move(spec)) {
   for (const auto &d : spec_.dims) {
     strides_.push_back(numRanks_);
+    sizes_.push_back(d.size());
     numRanks_ *= d.size();
   }
   numNodes_ = numRanks_;

@@ -58,7 +58,7 @@ public:
   int numRanks() const { return numRanks_; }
   int numNodes() const { return numNodes_; }
   int numDims() const { return int(spec_.dims.size()); }
-  int dimSize(int d) const { return spec_.dims[d].size(); }
+  int dimSize(int d) const { return sizes_[d]; }
   int stride(int d) const { return strides_[d]; }
   int coord(int rank, int d) const { return rank / strides_[d] % dimSize(d); }
   /// The rank with coordinate `c` in dimension d and `rank`'s other coordinates.
@@ -86,7 +86,7 @@ private:
 
   NetworkSpec spec_;
   int numRanks_ = 1, numNodes_ = 0;
-  std::vector<int> strides_;
+  std::vector<int> strides_, sizes_;
   std::vector<uint32_t> switchBase_;
   std::vector<Link> links_;
   std::unordered_map<uint64_t, uint32_t> linkIndex_;
