@@ -69,56 +69,52 @@ static void appendPhase(Plan &plan, Phase phase, double bytes) {
   }
 }
 
-Plan planCollective(CollKind kind, double chunkBytes, const std::vector<std::vector<int>> &dims,
-                    uint32_t involved, int groupSize, const AlgorithmTable &algos) {
-  std::vector<Phase> line; // the dimensions (or the group) in order
+/// The phases' places in order: the group, or each involved axis of each
+/// involved dimension.
+static std::vector<Phase> phaseLine(CollKind kind, const std::vector<std::vector<int>> &dims,
+                                    uint32_t involved, int groupSize,
+                                    const AlgorithmTable &algos) {
+  std::vector<Phase> line;
   if (groupSize > 0) {
     if (groupSize > 1)
       line.push_back(Phase{PhaseOp::AllToAll, algos.pick(kind, 0), -1, groupSize});
-  } else {
-    for (int d = 0; d < int(dims.size()); ++d) {
-      int stride = 1;
-      for (int extent : dims[d]) {
-        if ((involved >> d & 1) && extent > 1)
-          line.push_back(Phase{PhaseOp::AllToAll, algos.pick(kind, d), d, extent, stride});
-        stride *= extent;
-      }
+    return line;
+  }
+  for (int d = 0; d < int(dims.size()); ++d) {
+    int stride = 1;
+    for (int extent : dims[d]) {
+      if ((involved >> d & 1) && extent > 1)
+        line.push_back(Phase{PhaseOp::AllToAll, algos.pick(kind, d), d, extent, stride});
+      stride *= extent;
     }
   }
+  return line;
+}
+
+Plan planCollective(CollKind kind, double chunkBytes, const std::vector<std::vector<int>> &dims,
+                    uint32_t involved, int groupSize, const AlgorithmTable &algos) {
+  std::vector<Phase> line = phaseLine(kind, dims, involved, groupSize, algos);
   Plan plan;
   double bytes = chunkBytes;
+  // Each phase's input is the previous phase's output: RS divides it by p,
+  // AG multiplies it by p, A2A keeps it.
   auto run = [&](Phase ph, PhaseOp op) {
     ph.op = op;
     appendPhase(plan, ph, bytes);
-  };
-  switch (kind) {
-  case CollKind::AllReduce:
-    for (const auto &ph : line) {
-      run(ph, PhaseOp::ReduceScatter);
+    if (op == PhaseOp::ReduceScatter)
       bytes /= ph.size;
-    }
-    for (auto it = line.rbegin(); it != line.rend(); ++it) {
-      run(*it, PhaseOp::AllGather);
-      bytes *= it->size;
-    }
-    break;
-  case CollKind::ReduceScatter:
-    for (const auto &ph : line) {
-      run(ph, PhaseOp::ReduceScatter);
-      bytes /= ph.size;
-    }
-    break;
-  case CollKind::AllGather:
-    for (const auto &ph : line) {
-      run(ph, PhaseOp::AllGather);
+    else if (op == PhaseOp::AllGather)
       bytes *= ph.size;
-    }
-    break;
-  default:
-    for (const auto &ph : line)
-      run(ph, PhaseOp::AllToAll);
-    break;
-  }
+  };
+  bool reduce = kind == CollKind::AllReduce || kind == CollKind::ReduceScatter;
+  PhaseOp up = reduce ? PhaseOp::ReduceScatter
+               : kind == CollKind::AllGather ? PhaseOp::AllGather
+                                             : PhaseOp::AllToAll;
+  for (const auto &ph : line)
+    run(ph, up);
+  if (kind == CollKind::AllReduce)
+    for (auto it = line.rbegin(); it != line.rend(); ++it)
+      run(*it, PhaseOp::AllGather);
   return plan;
 }
 

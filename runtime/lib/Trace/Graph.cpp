@@ -134,10 +134,19 @@ llvm::Error GraphBuilder::resolveDeps() {
     n.depBegin = begin;
     n.depCount = uint32_t(g.deps.size()) - begin;
   }
-  // Children as CSR: prefix sums of counts, then one scatter pass.
+  buildChildren(childCount);
+  depIds.clear();
+  depIds.shrink_to_fit();
+  return llvm::Error::success();
+}
+
+/// Children as CSR: prefix sums of the counts, then one scatter pass.
+void GraphBuilder::buildChildren(const std::vector<uint32_t> &childCount) {
+  auto &nodes = g.nodes;
   uint32_t offset = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     nodes[i].childBegin = offset;
+    nodes[i].childCount = childCount[i];
     offset += childCount[i];
   }
   g.children.assign(offset, 0);
@@ -147,11 +156,6 @@ llvm::Error GraphBuilder::resolveDeps() {
       uint32_t p = g.deps[nodes[i].depBegin + k];
       g.children[nodes[p].childBegin + fill[p]++] = i;
     }
-  for (size_t i = 0; i < nodes.size(); ++i)
-    nodes[i].childCount = childCount[i];
-  depIds.clear();
-  depIds.shrink_to_fit();
-  return llvm::Error::success();
 }
 
 /// Kahn's algorithm; whatever is never released lies on or behind a cycle,

@@ -110,6 +110,77 @@ static void setKind(Node &n, unsigned line, SmallVectorImpl<StringRef> &words, s
   next = 3;
 }
 
+/// The per-rank output being built, line by line.
+class Generator {
+public:
+  void line(unsigned no, StringRef text) {
+    SmallVector<StringRef> words;
+    SplitString(text.split('#').first.trim(), words);
+    if (words.empty())
+      return;
+    if (words[0] == "version" && words.size() == 2)
+      version = words[1].str();
+    else if (words[0] == "ranks" && words.size() == 2)
+      numRanks = int(toInt(no, words[1]));
+    else if (words[0] == "rank" && words.size() == 2)
+      selectRank(no, words[1]);
+    else
+      node(no, words);
+  }
+
+  bool write() const {
+    for (auto &[r, bytes] : files) {
+      std::error_code ec;
+      raw_fd_ostream os(fmt::format("{}.{}.et", outPrefix.getValue(), r), ec);
+      if (ec) {
+        errs() << "rapid-et-gen: error: " << ec.message() << "\n";
+        return false;
+      }
+      os << bytes;
+    }
+    return true;
+  }
+
+private:
+  /// 'rank N' or 'rank *' (every rank of 'ranks'); opens the files.
+  void selectRank(unsigned no, StringRef which) {
+    allRanks = which == "*";
+    rank = allRanks ? 0 : int(toInt(no, which));
+    for (int r = first(); r < last(); ++r) {
+      if (!files.count(r) && version != "none") {
+        ChakraProtoMsg::GlobalMetadata meta;
+        meta.set_version(version);
+        rapid::trace::appendFramed(files[r], meta);
+      }
+      files[r];
+    }
+  }
+
+  void node(unsigned no, SmallVectorImpl<StringRef> &words) {
+    if (words.size() < 2)
+      die(no, "expected '<id> <KIND> key=value...'");
+    Node n;
+    n.set_id(uint64_t(toInt(no, words[0])));
+    size_t next;
+    setKind(n, no, words, next);
+    n.set_name(fmt::format("{}_{}", words[1].str(), n.id()));
+    for (; next < words.size(); ++next) {
+      auto [key, value] = words[next].split('=');
+      setKey(n, no, key, value);
+    }
+    for (int r = first(); r < last(); ++r)
+      rapid::trace::appendFramed(files[r], n);
+  }
+
+  int first() const { return allRanks ? 0 : rank; }
+  int last() const { return allRanks ? numRanks : rank + 1; }
+
+  std::map<int, std::string> files;
+  std::string version = "0.0.4";
+  int rank = 0, numRanks = 0;
+  bool allRanks = false;
+};
+
 int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "write Chakra traces from a description (tests)\n");
   auto buf = MemoryBuffer::getFile(inputFile);
@@ -117,63 +188,10 @@ int main(int argc, char **argv) {
     errs() << "rapid-et-gen: error: cannot read " << inputFile << "\n";
     return 1;
   }
-  std::map<int, std::string> files;
-  std::string version = "0.0.4";
-  int rank = 0, numRanks = 0;
-  bool allRanks = false;
-  auto openRank = [&](int r) {
-    if (!files.count(r) && version != "none") {
-      ChakraProtoMsg::GlobalMetadata meta;
-      meta.set_version(version);
-      rapid::trace::appendFramed(files[r], meta);
-    }
-    files[r];
-  };
   SmallVector<StringRef> lines;
   (*buf)->getBuffer().split(lines, '\n');
-  for (unsigned i = 0; i < lines.size(); ++i) {
-    StringRef text = lines[i].split('#').first.trim();
-    SmallVector<StringRef> words;
-    SplitString(text, words);
-    if (words.empty())
-      continue;
-    if (words[0] == "version" && words.size() == 2) {
-      version = words[1].str();
-      continue;
-    }
-    if (words[0] == "ranks" && words.size() == 2) {
-      numRanks = int(toInt(i + 1, words[1]));
-      continue;
-    }
-    if (words[0] == "rank" && words.size() == 2) {
-      allRanks = words[1] == "*";
-      rank = allRanks ? 0 : int(toInt(i + 1, words[1]));
-      for (int r = allRanks ? 0 : rank; r < (allRanks ? numRanks : rank + 1); ++r)
-        openRank(r);
-      continue;
-    }
-    if (words.size() < 2)
-      die(i + 1, "expected '<id> <KIND> key=value...'");
-    Node n;
-    n.set_id(uint64_t(toInt(i + 1, words[0])));
-    size_t next;
-    setKind(n, i + 1, words, next);
-    n.set_name(fmt::format("{}_{}", words[1].str(), n.id()));
-    for (; next < words.size(); ++next) {
-      auto [key, value] = words[next].split('=');
-      setKey(n, i + 1, key, value);
-    }
-    for (int r = allRanks ? 0 : rank; r < (allRanks ? numRanks : rank + 1); ++r)
-      rapid::trace::appendFramed(files[r], n);
-  }
-  for (auto &[r, bytes] : files) {
-    std::error_code ec;
-    raw_fd_ostream os(fmt::format("{}.{}.et", outPrefix.getValue(), r), ec);
-    if (ec) {
-      errs() << "rapid-et-gen: error: " << ec.message() << "\n";
-      return 1;
-    }
-    os << bytes;
-  }
-  return 0;
+  Generator gen;
+  for (unsigned i = 0; i < lines.size(); ++i)
+    gen.line(i + 1, lines[i]);
+  return gen.write() ? 0 : 1;
 }

@@ -74,6 +74,7 @@ public:
 
 private:
   llvm::Error resolveDeps();
+  void buildChildren(const std::vector<uint32_t> &childCount);
   llvm::Error checkAcyclic() const;
 
   RankGraph g;
