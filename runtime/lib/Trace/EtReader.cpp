@@ -45,7 +45,7 @@ llvm::Error readEtFile(const std::string &path, const ReadOptions &opts,
                               in.CurrentPosition()));
     if (index == 0 && looksLikeMetadata(record, meta))
       continue;
-    if (index == 0 && !opts.allowMissingMetadata)
+    if (index == 0 && !opts.lenient)
       return fail(fmt::format("{}: record 0: the first record is not a GlobalMetadata (a Chakra "
                               "trace from before 2023-10?); use --lenient to read it as a node",
                               path));

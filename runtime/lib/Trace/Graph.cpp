@@ -24,7 +24,7 @@ const char *collKindName(CollKind k) {
   return unsigned(k) < 10 ? names[int(k)] : "UNKNOWN";
 }
 
-GraphBuilder::GraphBuilder(std::string file, int rank) {
+GraphBuilder::GraphBuilder(std::string file, int rank, bool lenient) : lenient(lenient) {
   g.file = std::move(file);
   g.rank = rank;
 }
@@ -94,6 +94,10 @@ llvm::Error GraphBuilder::add(const ChakraProtoMsg::Node &pn) {
   for (const auto &a : pn.attr())
     if (auto err = decodeAttr(g.file, a, n))
       return err;
+  if (lenient && n.kind == NodeKind::Coll && n.commType == kAbsent) {
+    n.kind = NodeKind::Invalid;
+    ++g.emptiedColls;
+  }
   n.nameBegin = uint32_t(g.names.size());
   n.nameLen = uint32_t(pn.name().size());
   g.names += pn.name();
@@ -123,6 +127,10 @@ llvm::Error GraphBuilder::resolveDeps() {
     for (uint32_t k = 0; k < n.depCount; ++k) {
       uint64_t depId = depIds[n.depBegin + k];
       int64_t idx = indexOf(depId);
+      if (idx < 0 && lenient) {
+        ++g.droppedDeps;
+        continue;
+      }
       if (idx < 0)
         return nodeError(g.file, n.id, fmt::format("depends on node {}, which does not exist", depId));
       // A node listed in both data_deps and ctrl_deps is one dependency.

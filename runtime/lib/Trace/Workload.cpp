@@ -27,7 +27,7 @@ llvm::Expected<Workload> loadWorkload(const std::string &prefix, int numRanks,
           llvm::inconvertibleErrorCode(),
           fmt::format("{}: missing trace file for rank {} (the network has {} ranks)", file, r,
                       numRanks));
-    GraphBuilder builder(file, r);
+    GraphBuilder builder(file, r, opts.lenient);
     ChakraProtoMsg::GlobalMetadata meta;
     if (auto err = readEtFile(file, opts, meta,
                               [&](ChakraProtoMsg::Node &n) { return builder.add(n); }))

@@ -21,7 +21,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   rapid::trace::ReadOptions opts;
-  opts.allowMissingMetadata = lenient;
+  opts.lenient = lenient;
   auto fmt = outFormat == "json" ? rapid::trace::DumpFormat::Json : rapid::trace::DumpFormat::Text;
   if (auto err = rapid::trace::dumpEtFile(inputFile, fmt, opts, outs())) {
     errs() << "rapid-et-dump: error: " << toString(std::move(err)) << "\n";

@@ -49,7 +49,9 @@ static cl::opt<double> peakPerf("peak-perf", cl::desc("roofline peak, TFLOP/s"),
                                 cl::cat(cat));
 static cl::opt<double> memBw("local-mem-bw", cl::desc("roofline memory bandwidth, GB/s"),
                              cl::init(0), cl::cat(cat));
-static cl::opt<bool> lenient("lenient", cl::desc("read traces that lack a GlobalMetadata"),
+static cl::opt<bool> lenient("lenient",
+                             cl::desc("accept missing GlobalMetadata, dangling deps, "
+                                      "collectives without comm_type"),
                              cl::cat(cat));
 
 [[noreturn]] static void die(const std::string &msg) {
@@ -66,6 +68,19 @@ template <class T> static T orDie(Expected<T> v) {
 static void orDie(Error e) {
   if (e)
     die(toString(std::move(e)));
+}
+
+/// Says what --lenient changed, so a lenient result is never silent.
+static void warnLenient(const trace::Workload &w) {
+  uint64_t deps = 0, colls = 0;
+  for (const auto &g : w.ranks) {
+    deps += g.droppedDeps;
+    colls += g.emptiedColls;
+  }
+  if (deps || colls)
+    errs() << "rapid-sim: warning: --lenient dropped " << deps
+           << " dependencies on missing nodes and ran " << colls
+           << " collectives without comm_type as empty nodes\n";
 }
 
 static engine::SimOptions simOptions() {
@@ -107,9 +122,11 @@ int main(int argc, char **argv) {
   if (!commGroup.empty())
     groups = orDie(coll::loadCommGroups(commGroup, topo.numRanks()));
   trace::ReadOptions ro;
-  ro.allowMissingMetadata = lenient;
+  ro.lenient = lenient;
   trace::Workload w = orDie(trace::loadWorkload(workload, topo.numRanks(), ro));
   orDie(trace::checkWorkload(w, trace::CheckOptions{opts.system.roofline}));
+  if (lenient)
+    warnLenient(w);
   net::Network net(topo, mode == "analytical" ? net::NetMode::Analytical
                                               : net::NetMode::Congestion);
   engine::Simulator sim(w, net, groups, opts);

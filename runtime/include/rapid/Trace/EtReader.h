@@ -16,9 +16,15 @@
 namespace rapid::trace {
 
 struct ReadOptions {
-  /// Traces from before 2023-10 have no GlobalMetadata: the first record is
-  /// already a Node. Off by default, as in Astra-Sim, which rejects them.
-  bool allowMissingMetadata = false;
+  /// Accept what real-world writers get wrong, where a sensible reading
+  /// exists (off by default; Astra-Sim rejects all of these):
+  ///  * no GlobalMetadata (traces from before 2023-10): the first record is
+  ///    read as a Node;
+  ///  * dependencies on nodes that do not exist (PyTorch converters point
+  ///    thread roots at a node 0) are dropped;
+  ///  * COMM_COLL nodes without comm_type (CPU-side c10d ops whose GPU kernel
+  ///    is a separate node) run as empty nodes.
+  bool lenient = false;
 };
 
 /// Called once per Node in file order; returning an Error stops the read.

@@ -56,6 +56,8 @@ struct RankGraph {
   std::vector<uint32_t> deps;     ///< node indices, data and ctrl merged
   std::vector<uint32_t> children; ///< reverse of deps
   std::string names;              ///< all node names, concatenated
+  uint32_t droppedDeps = 0;       ///< lenient reading: deps on missing nodes
+  uint32_t emptiedColls = 0;      ///< lenient reading: collectives without comm_type
 
   std::string_view name(const TraceNode &n) const {
     return std::string_view(names).substr(n.nameBegin, n.nameLen);
@@ -67,7 +69,7 @@ struct RankGraph {
 /// reported as `<file>: node <id>: <what>`.
 class GraphBuilder {
 public:
-  GraphBuilder(std::string file, int rank);
+  GraphBuilder(std::string file, int rank, bool lenient = false);
   /// Decodes one protobuf node (attribute types checked here).
   llvm::Error add(const ChakraProtoMsg::Node &node);
   llvm::Expected<RankGraph> finish();
@@ -79,6 +81,7 @@ private:
 
   RankGraph g;
   std::vector<uint64_t> depIds; ///< raw ids, indexed by depBegin until resolved
+  bool lenient = false;
 };
 
 } // namespace rapid::trace
