@@ -32,6 +32,11 @@ void Simulator::createInstance(Instance &inst, const TraceNode &n) {
   inst.plan = coll::planCollective(n.coll(), double(n.commSize) / inst.chunks, dims,
                                    n.involvedDims, groupSize, opts_.system.algorithms);
   inst.numSteps = uint32_t(inst.plan.steps.size());
+  // Receive counters are 16-bit to keep large instances small.
+  for (const auto &st : inst.plan.steps)
+    if (st.expected > UINT16_MAX)
+      fail(fmt::format("a collective step waits for {} messages; at most {} are supported",
+                       st.expected, UINT16_MAX));
   size_t members = inst.members ? inst.members->size() : size_t(topo.numRanks());
   inst.membersLeft = uint32_t(members);
   inst.node.assign(members, kNone);
@@ -192,9 +197,12 @@ void Simulator::memberDone(uint32_t id, uint32_t member) {
   Instance &inst = instances_[id];
   finishNodeAt(now_, rankOf(inst, member), inst.node[member]);
   if (--inst.membersLeft == 0) {
-    // Keep the record (its index is the key), drop the per-step storage.
-    std::vector<uint16_t>().swap(inst.received);
-    std::vector<uint32_t>().swap(inst.curStep);
+    // Every member has all its messages, so none is in flight: keep the
+    // record (its index is the key) and drop everything else.
+    Instance done;
+    done.kind = inst.kind;
+    done.group = inst.group;
+    inst = std::move(done);
   }
 }
 
