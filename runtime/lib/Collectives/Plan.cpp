@@ -15,13 +15,15 @@ bool parseAlgorithm(const std::string &name, Algorithm &out) {
     out = Algorithm::Direct;
   else if (name == "halvingDoubling" || name == "halving-doubling")
     out = Algorithm::HalvingDoubling;
+  else if (name == "doubleBinaryTree" || name == "double-binary-tree")
+    out = Algorithm::DoubleBinaryTree;
   else
     return false;
   return true;
 }
 
 const char *algorithmName(Algorithm a) {
-  static const char *names[] = {"ring", "direct", "halvingDoubling"};
+  static const char *names[] = {"ring", "direct", "halvingDoubling", "doubleBinaryTree"};
   return names[int(a)];
 }
 
@@ -45,8 +47,10 @@ Algorithm AlgorithmTable::pick(CollKind k, int dim) const {
 /// shard for all-gather).
 static void appendPhase(Plan &plan, Phase phase, double bytes) {
   int p = phase.size;
-  // Halving-doubling pairs ranks by bit; other sizes use the ring.
-  if (phase.algo == Algorithm::HalvingDoubling && !std::has_single_bit(unsigned(p)))
+  // Halving-doubling pairs ranks by bit; other sizes use the ring. Trees
+  // only make whole all-reduces.
+  if ((phase.algo == Algorithm::HalvingDoubling && !std::has_single_bit(unsigned(p))) ||
+      (phase.algo == Algorithm::DoubleBinaryTree && phase.op != PhaseOp::AllReduce))
     phase.algo = Algorithm::Ring;
   uint16_t index = uint16_t(plan.phases.size());
   plan.phases.push_back(phase);
@@ -54,7 +58,11 @@ static void appendPhase(Plan &plan, Phase phase, double bytes) {
     plan.steps.push_back(Step{index, pat, mask, b, expected});
   };
   bool rs = phase.op == PhaseOp::ReduceScatter;
-  if (phase.op == PhaseOp::AllToAll || phase.algo == Algorithm::Direct) {
+  if (phase.op == PhaseOp::AllReduce) {
+    plan.steps.push_back(Step{index, Pattern::TreeGather, 0, bytes, 0, 0});
+    plan.steps.push_back(Step{index, Pattern::TreeUp, 0, bytes, 0, -1});
+    plan.steps.push_back(Step{index, Pattern::TreeDown, 0, bytes, 0, -1});
+  } else if (phase.op == PhaseOp::AllToAll || phase.algo == Algorithm::Direct) {
     add(Pattern::All, 0, rs || phase.op == PhaseOp::AllToAll ? bytes / p : bytes, uint32_t(p - 1));
   } else if (phase.algo == Algorithm::Ring) {
     for (int k = 0; k < p - 1; ++k)
@@ -110,12 +118,39 @@ Plan planCollective(CollKind kind, double chunkBytes, const std::vector<std::vec
   PhaseOp up = reduce ? PhaseOp::ReduceScatter
                : kind == CollKind::AllGather ? PhaseOp::AllGather
                                              : PhaseOp::AllToAll;
-  for (const auto &ph : line)
-    run(ph, up);
+  // A tree on the last phase of an all-reduce reduces and broadcasts in one
+  // phase; the phases before it still reduce-scatter and all-gather.
+  bool tree = kind == CollKind::AllReduce && !line.empty() &&
+              line.back().algo == Algorithm::DoubleBinaryTree;
+  for (size_t i = 0; i < line.size(); ++i)
+    run(line[i], tree && i + 1 == line.size() ? PhaseOp::AllReduce : up);
   if (kind == CollKind::AllReduce)
-    for (auto it = line.rbegin(); it != line.rend(); ++it)
-      run(*it, PhaseOp::AllGather);
+    for (size_t i = line.size() - (tree ? 1 : 0); i-- > 0;)
+      run(line[i], PhaseOp::AllGather);
   return plan;
+}
+
+TreeLinks treeLinks(int p, int tree, int pos) {
+  // Tree 1 is tree 0 drawn over reversed positions.
+  auto toPos = [&](int i) { return tree ? p - 1 - i : i; };
+  int i = toPos(pos);
+  TreeLinks t;
+  if (i > 0)
+    t.parent = toPos((i - 1) / 2);
+  for (int k = 0; k < 2; ++k)
+    if (2 * i + 1 + k < p)
+      t.children[k] = toPos(2 * i + 1 + k);
+  return t;
+}
+
+uint32_t expectedAt(const Step &st, int p, int pos, uint32_t chunk) {
+  if (st.pattern == Pattern::TreeGather) {
+    TreeLinks t = treeLinks(p, int(chunk % 2), pos);
+    return uint32_t(t.children[0] >= 0) + uint32_t(t.children[1] >= 0);
+  }
+  if (st.pattern == Pattern::TreeUp)
+    return treeLinks(p, int(chunk % 2), pos).parent >= 0 ? 1 : 0;
+  return st.pattern == Pattern::TreeDown ? 0 : st.expected;
 }
 
 } // namespace rapid::coll

@@ -136,13 +136,32 @@ void Simulator::startCollective(uint32_t r, uint32_t idx) {
 }
 
 /// Sends the current step and keeps going while its messages are already in.
+Simulator::Place Simulator::placeOf(const Instance &inst, const coll::Phase &ph,
+                                    uint32_t member) const {
+  uint32_t rank = rankOf(inst, member);
+  if (ph.dim < 0)
+    return Place{rank, int(member), int(member)};
+  int local = net_.topology().coord(int(rank), ph.dim);
+  return Place{rank, local, local / ph.axisStride % ph.size};
+}
+
+uint32_t Simulator::expectedAt(const Instance &inst, uint32_t member, uint32_t chunk,
+                               uint32_t step) const {
+  const coll::Step &st = inst.plan.steps[step];
+  if (st.pattern < coll::Pattern::TreeGather)
+    return st.expected; // the same for every position
+  const coll::Phase &ph = inst.plan.phases[st.phase];
+  return coll::expectedAt(st, ph.size, placeOf(inst, ph, member).pos, chunk);
+}
+
+/// Sends the current step and keeps going while its messages are already in.
 void Simulator::runChunk(uint32_t id, uint32_t member, uint32_t chunk) {
   Instance &inst = instances_[id];
   uint32_t &step = inst.curStep[member * inst.chunks + chunk];
   for (; step < inst.numSteps; ++step) {
     sendStep(id, member, chunk, step);
     size_t slot = (size_t(member) * inst.chunks + chunk) * inst.numSteps + step;
-    if (inst.received[slot] < inst.plan.steps[step].expected || error_)
+    if (inst.received[slot] < expectedAt(inst, member, chunk, step) || error_)
       return;
   }
   if (--inst.chunksLeft[member] == 0)
@@ -153,31 +172,20 @@ void Simulator::sendStep(uint32_t id, uint32_t member, uint32_t chunk, uint32_t 
   const Instance &inst = instances_[id];
   const coll::Step &st = inst.plan.steps[step];
   const coll::Phase &ph = inst.plan.phases[st.phase];
-  uint32_t rank = rankOf(inst, member);
-  int p = ph.size;
-  // Position along the phase's axis; a peer differs from us only there.
-  int local = ph.dim >= 0 ? net_.topology().coord(int(rank), ph.dim) : int(member);
-  int pos = ph.dim >= 0 ? local / ph.axisStride % p : local;
-  auto send = [&](int peerPos) {
-    int peerLocal = local + (peerPos - pos) * ph.axisStride;
+  Place at = placeOf(inst, ph, member);
+  // A peer differs from us only in the phase's axis.
+  coll::forEachPeer(st, ph.size, at.pos, chunk, [&](int peerPos) {
+    int peerLocal = at.local + (peerPos - at.pos) * ph.axisStride;
     uint32_t peerMember = ph.dim >= 0
-                              ? uint32_t(net_.topology().withCoord(int(rank), ph.dim, peerLocal))
+                              ? uint32_t(net_.topology().withCoord(int(at.rank), ph.dim, peerLocal))
                               : uint32_t(peerPos);
     Message m;
     m.bytes = st.bytes;
     m.inst = id;
     m.member = peerMember;
-    m.slot = chunk * inst.numSteps + step;
-    inject(rank, rankOf(inst, peerMember), m);
-  };
-  switch (st.pattern) {
-  case coll::Pattern::Next: send((pos + 1) % p); break;
-  case coll::Pattern::Partner: send(pos ^ int(st.mask)); break;
-  case coll::Pattern::All:
-    for (int k = 1; k < p; ++k)
-      send((pos + k) % p);
-    break;
-  }
+    m.slot = chunk * inst.numSteps + uint32_t(int(step) + st.recvOffset);
+    inject(at.rank, rankOf(inst, peerMember), m);
+  });
 }
 
 void Simulator::deliverCollective(const Message &m) {
@@ -187,7 +195,7 @@ void Simulator::deliverCollective(const Message &m) {
   ++inst.received[slot];
   uint32_t &cur = inst.curStep[m.member * inst.chunks + chunk];
   if (!inst.running[m.member] || cur != step ||
-      inst.received[slot] < inst.plan.steps[step].expected)
+      inst.received[slot] < expectedAt(inst, m.member, chunk, step))
     return;
   ++cur;
   runChunk(m.inst, m.member, chunk);

@@ -20,6 +20,15 @@
 //   direct RS: 1 step, B/p to each peer; direct AG: 1 step, B to each peer
 //   halving-doubling RS: log2 p steps of B/2, B/4 ...; AG: B, 2B, 4B ...
 //   A2A: direct, B/p to each peer (its ring form would only add hops)
+//   double binary tree (all-reduce only, on the last phase; earlier phases
+//   fall back to the ring): chunk c uses tree c % 2; each chunk is reduced
+//   up its tree and broadcast down, 3 steps, whole chunk per message:
+//     gather (wait for children) / up (send to parent, wait for the result)
+//     / down (send to children).
+//   Tree 0 is the heap layout over positions (parent (i-1)/2), tree 1 the
+//   same over reversed positions, so for even p every position is internal
+//   in one tree and a leaf in the other, the property that lets two trees
+//   share the links evenly.
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -32,10 +41,10 @@
 
 namespace rapid::coll {
 
-enum class Algorithm : uint8_t { Ring, Direct, HalvingDoubling };
-enum class PhaseOp : uint8_t { ReduceScatter, AllGather, AllToAll };
+enum class Algorithm : uint8_t { Ring, Direct, HalvingDoubling, DoubleBinaryTree };
+enum class PhaseOp : uint8_t { ReduceScatter, AllGather, AllToAll, AllReduce };
 /// How a step picks peers among the p positions of its phase.
-enum class Pattern : uint8_t { Next, All, Partner };
+enum class Pattern : uint8_t { Next, All, Partner, TreeGather, TreeUp, TreeDown };
 
 bool parseAlgorithm(const std::string &name, Algorithm &out);
 const char *algorithmName(Algorithm a);
@@ -53,8 +62,43 @@ struct Step {
   Pattern pattern = Pattern::Next;
   uint32_t mask = 0;     ///< Partner: peer = position ^ mask
   double bytes = 0;      ///< per message
-  uint32_t expected = 0; ///< messages to wait for
+  uint32_t expected = 0; ///< messages to wait for (tree patterns: per position)
+  int8_t recvOffset = 0; ///< the receiver counts the message at step + this
 };
+
+/// One position's neighbours in tree `tree` (0 or 1) of a double binary
+/// tree over p positions; -1 where there is none.
+struct TreeLinks {
+  int parent = -1;
+  int children[2] = {-1, -1};
+};
+TreeLinks treeLinks(int p, int tree, int pos);
+
+/// How many messages position `pos` waits for in step st (the chunk picks
+/// the tree for tree patterns).
+uint32_t expectedAt(const Step &st, int p, int pos, uint32_t chunk);
+
+/// Calls send(peerPos) for every peer position `pos` sends to in step st.
+template <class F> void forEachPeer(const Step &st, int p, int pos, uint32_t chunk, F send) {
+  switch (st.pattern) {
+  case Pattern::Next: send((pos + 1) % p); return;
+  case Pattern::Partner: send(pos ^ int(st.mask)); return;
+  case Pattern::All:
+    for (int k = 1; k < p; ++k)
+      send((pos + k) % p);
+    return;
+  case Pattern::TreeGather: return;
+  case Pattern::TreeUp:
+    if (int parent = treeLinks(p, int(chunk % 2), pos).parent; parent >= 0)
+      send(parent);
+    return;
+  case Pattern::TreeDown:
+    for (int child : treeLinks(p, int(chunk % 2), pos).children)
+      if (child >= 0)
+        send(child);
+    return;
+  }
+}
 
 /// Algorithm per collective kind (AR, AG, RS, A2A) and dimension.
 struct AlgorithmTable {

@@ -96,10 +96,10 @@ private:
   };
 
   struct Instance {
-    trace::CollKind kind;
-    int64_t commSize;
-    uint32_t involved, group;
-    uint64_t seq;
+    trace::CollKind kind = trace::CollKind::AllReduce;
+    int64_t commSize = 0;
+    uint32_t involved = 0, group = 0;
+    uint64_t seq = 0;
     coll::Plan plan;
     uint32_t chunks = 1, numSteps = 0, membersLeft = 0, membersJoined = 0;
     const std::vector<int> *members = nullptr; ///< null: every rank
@@ -148,6 +148,13 @@ private:
   void sendStep(uint32_t inst, uint32_t member, uint32_t chunk, uint32_t step);
   void deliverCollective(const Message &m);
   uint32_t rankOf(const Instance &inst, uint32_t member) const;
+  /// A member's index within its dimension (local) and along the phase (pos).
+  struct Place {
+    uint32_t rank;
+    int local, pos;
+  };
+  Place placeOf(const Instance &inst, const coll::Phase &ph, uint32_t member) const;
+  uint32_t expectedAt(const Instance &inst, uint32_t member, uint32_t chunk, uint32_t step) const;
   void memberDone(uint32_t inst, uint32_t member);
 
   // Simulator.cpp
