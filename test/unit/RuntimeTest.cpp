@@ -171,3 +171,19 @@ TEST(Plan, StepCountsAndBytes) {
   // A group of one needs no steps.
   EXPECT_TRUE(coll::planCollective(trace::CollKind::AllReduce, 8, {{4}}, ~0u, 1, ring).steps.empty());
 }
+
+TEST(Plan, DoubleBinaryTreesAreComplementary) {
+  // For even p every position is internal in exactly one of the two trees.
+  for (int p : {2, 4, 8, 16}) {
+    for (int pos = 0; pos < p; ++pos) {
+      int internal = 0;
+      for (int tree = 0; tree < 2; ++tree)
+        internal += coll::treeLinks(p, tree, pos).children[0] >= 0;
+      EXPECT_EQ(internal, 1) << "p=" << p << " pos=" << pos;
+    }
+  }
+  coll::TreeLinks root = coll::treeLinks(8, 1, 7);
+  EXPECT_EQ(root.parent, -1);
+  EXPECT_EQ(root.children[0], 6);
+  EXPECT_EQ(root.children[1], 5);
+}

@@ -44,6 +44,7 @@ void Simulator::createInstance(Instance &inst, const TraceNode &n) {
   inst.curStep.assign(members * inst.chunks, 0);
   inst.received.assign(members * inst.chunks * inst.numSteps, 0);
   inst.chunksLeft.assign(members, inst.chunks);
+  inst.nextChunk.assign(members, 0);
 }
 
 /// The instance this node joins, created by the first member to arrive.
@@ -131,8 +132,10 @@ void Simulator::startCollective(uint32_t r, uint32_t idx) {
   instances_[id].running[member] = 1;
   if (instances_[id].numSteps == 0)
     return memberDone(id, member);
-  for (uint32_t c = 0; c < instances_[id].chunks && !error_; ++c)
-    runChunk(id, member, c);
+  uint32_t active = uint32_t(opts_.system.activeChunks);
+  uint32_t first = std::min(instances_[id].chunks, active ? active : UINT32_MAX);
+  for (uint32_t c = 0; c < first && !error_; ++c)
+    runChunk(id, member, instances_[id].nextChunk[member]++);
 }
 
 /// Sends the current step and keeps going while its messages are already in.
@@ -165,7 +168,10 @@ void Simulator::runChunk(uint32_t id, uint32_t member, uint32_t chunk) {
       return;
   }
   if (--inst.chunksLeft[member] == 0)
-    memberDone(id, member);
+    return memberDone(id, member);
+  // With a limit on chunks in flight, a finished chunk lets the next one go.
+  if (opts_.system.activeChunks && inst.nextChunk[member] < inst.chunks)
+    runChunk(id, member, inst.nextChunk[member]++);
 }
 
 void Simulator::sendStep(uint32_t id, uint32_t member, uint32_t chunk, uint32_t step) {

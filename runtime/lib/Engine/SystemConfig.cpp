@@ -35,6 +35,9 @@ llvm::Expected<SystemConfig> loadSystemConfig(const std::string &path) {
     return configError(path, "expected a JSON object");
   SystemConfig cfg;
   cfg.splits = int(o->getInteger("preferred-dataset-splits").value_or(cfg.splits));
+  cfg.activeChunks = int(o->getInteger("active-chunks-per-dimension").value_or(0));
+  if (cfg.activeChunks < 0)
+    return configError(path, "'active-chunks-per-dimension' must be >= 0");
   if (cfg.splits < 1)
     return configError(path, "'preferred-dataset-splits' must be >= 1");
   const char *keys[] = {"all-reduce-implementation", "all-gather-implementation",

@@ -108,6 +108,7 @@ private:
     std::vector<uint32_t> curStep;             ///< per member and chunk
     std::vector<uint16_t> received;            ///< per member, chunk and step
     std::vector<uint32_t> chunksLeft;          ///< per member
+    std::vector<uint32_t> nextChunk;           ///< per member: first chunk not started
   };
 
   struct Message {

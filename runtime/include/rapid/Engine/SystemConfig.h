@@ -3,6 +3,8 @@
 // Reads the keys of Astra-Sim's system JSON that rapid models; other keys are
 // ignored so the same file serves both simulators:
 //   "preferred-dataset-splits": chunks per collective (default 4)
+//   "active-chunks-per-dimension": chunks of one collective in flight at
+//       once per member (default 0: all of them)
 //   "all-reduce-implementation", "all-gather-implementation",
 //   "reduce-scatter-implementation", "all-to-all-implementation":
 //       per-dimension lists of "ring" | "direct" | "halvingDoubling"
@@ -16,6 +18,7 @@ namespace rapid::engine {
 
 struct SystemConfig {
   int splits = 4;
+  int activeChunks = 0; ///< 0: no limit
   coll::AlgorithmTable algorithms;
   bool roofline = false;
   double peakFlopsPerNs = 0; ///< from peak-perf
