@@ -2,12 +2,12 @@
 //
 // Ranks meet in a collective instance keyed by its signature (group, kind,
 // size, involved dims) and how many collectives of that signature the rank
-// issued before. Counting per signature, not per group, lets ranks issue
+// joined before. Counting per signature, not per group, lets ranks reach
 // independent collectives in different orders (STAGE traces do) and still
-// pair the right ones. Each member
-// walks the instance's plan once per chunk; a chunk's step s sends its
-// messages and waits for step s's messages from its peers. Messages that
-// arrive before their step (a fast peer) are counted and consumed later.
+// pair the right ones. Each member walks the instance's plan once per chunk;
+// a chunk's step s sends its messages and waits for step s's messages from
+// its peers. Messages that arrive before their step (a fast peer) are
+// counted and consumed later.
 //===----------------------------------------------------------------------===//
 
 #include "rapid/Engine/Simulator.h"
