@@ -1,11 +1,13 @@
 //===- RuntimeTest.cpp - Unit tests for the runtime simulator -------------===//
 
 #include "rapid/Collectives/Plan.h"
+#include "rapid/Engine/Simulator.h"
 #include "rapid/Engine/EventQueue.h"
 #include "rapid/Network/Faults.h"
 #include "rapid/Network/Routing.h"
 
 #include <gtest/gtest.h>
+#include <thread>
 
 using namespace rapid;
 using namespace rapid::net;
@@ -186,4 +188,50 @@ TEST(Plan, DoubleBinaryTreesAreComplementary) {
   EXPECT_EQ(root.parent, -1);
   EXPECT_EQ(root.children[0], 6);
   EXPECT_EQ(root.children[1], 5);
+}
+
+namespace {
+
+/// One all-reduce per rank, built in memory.
+trace::Workload allReduceWorkload(int ranks, int64_t bytes) {
+  trace::Workload w;
+  for (int r = 0; r < ranks; ++r) {
+    trace::RankGraph g;
+    g.rank = r;
+    trace::TraceNode n;
+    n.kind = trace::NodeKind::Coll;
+    n.commType = int64_t(trace::CollKind::AllReduce);
+    n.commSize = bytes;
+    g.nodes.push_back(n);
+    w.ranks.push_back(std::move(g));
+  }
+  return w;
+}
+
+int64_t simulateRing(int ranks) {
+  Topology topo(NetworkSpec{{dim(DimKind::Ring, {ranks})}});
+  Network net(topo, NetMode::Congestion);
+  trace::Workload w = allReduceWorkload(ranks, 4000);
+  coll::CommGroups groups;
+  engine::SimOptions opts;
+  opts.system.splits = 1;
+  auto res = engine::Simulator(w, net, groups, opts).run();
+  return res ? res->totalNs : -1;
+}
+
+} // namespace
+
+TEST(Simulator, IndependentContextsRunInParallelThreads) {
+  // Closed form on an idle ring: 2(p-1)/p * S/B + 2(p-1) L.
+  int64_t expected4 = 6000 + 600, expected8 = 7000 + 1400;
+  int64_t got[4] = {};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&got, i] { got[i] = simulateRing(i % 2 ? 8 : 4); });
+  for (auto &t : threads)
+    t.join();
+  EXPECT_EQ(got[0], expected4);
+  EXPECT_EQ(got[1], expected8);
+  EXPECT_EQ(got[2], expected4);
+  EXPECT_EQ(got[3], expected8);
 }
