@@ -39,7 +39,7 @@ static cl::opt<std::string> timeline("timeline", cl::desc("write a Chrome/Perfet
                                      cl::value_desc("file"), cl::cat(cat));
 static cl::opt<int> computeStreams("compute-streams", cl::desc("concurrent compute ops per rank"),
                                    cl::init(1), cl::cat(cat));
-static cl::opt<int> commStreams("comm-streams", cl::desc("concurrent comm ops per rank"),
+static cl::opt<int> commStreams("comm-streams", cl::desc("concurrent comm ops per rank and communicator group"),
                                 cl::init(1), cl::cat(cat));
 static cl::opt<int> splits("splits", cl::desc("chunks per collective (overrides --system)"),
                            cl::init(0), cl::cat(cat));
