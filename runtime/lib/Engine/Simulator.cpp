@@ -39,13 +39,7 @@ void Simulator::inject(uint32_t src, uint32_t dst, Message m) {
     return fail(llvm::toString(route.takeError()));
   m.route = *route;
   m.hop = 0;
-  int64_t arrive = now_;
-  if (m.route.length && net_.mode() == net::NetMode::Congestion) {
-    arrive = net_.sendHop(now_, net_.router().link(m.route, 0), m.bytes);
-  } else if (m.route.length) {
-    arrive = net_.sendAlphaBeta(now_, m.route, m.bytes);
-    m.hop = m.route.length - 1;
-  }
+  m.tailPs = now_;
   uint32_t id;
   if (!freeMessages_.empty()) {
     id = freeMessages_.back();
@@ -55,18 +49,29 @@ void Simulator::inject(uint32_t src, uint32_t dst, Message m) {
     id = uint32_t(messages_.size());
     messages_.push_back(m);
   }
-  queue_.push(arrive, MsgArrive, id, 0);
-}
-
-/// A message reached the end of its current hop: forward it (store and
-/// forward) or deliver it.
-void Simulator::onArrive(uint32_t id) {
-  Message &m = messages_[id];
-  if (++m.hop < m.route.length) {
-    int64_t t = net_.sendHop(now_, net_.router().link(m.route, m.hop), m.bytes);
-    queue_.push(t, MsgArrive, id, 0);
+  if (net_.mode() == net::NetMode::Analytical || !m.route.length) {
+    messages_[id].hop = m.route.length;
+    queue_.push(net_.sendAlphaBeta(now_, m.route, m.bytes), MsgArrive, id, 0);
     return;
   }
+  forward(id);
+}
+
+/// The message's head is at the near end of link `hop`: send it on. The next
+/// event is the head reaching the next node, or, after the last link, the
+/// tail reaching the destination.
+void Simulator::forward(uint32_t id) {
+  Message &m = messages_[id];
+  net::HopTimes t = net_.sendHop(now_, net_.router().link(m.route, m.hop), m.bytes, m.tailPs);
+  m.tailPs = t.tailPs;
+  ++m.hop;
+  queue_.push(m.hop < m.route.length ? t.headPs : t.tailPs, MsgArrive, id, 0);
+}
+
+void Simulator::onArrive(uint32_t id) {
+  Message &m = messages_[id];
+  if (m.hop < m.route.length)
+    return forward(id);
   Message done = m;
   freeMessages_.push_back(id);
   if (done.inst != kNone)

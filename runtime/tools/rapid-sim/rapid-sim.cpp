@@ -29,8 +29,12 @@ static cl::opt<std::string> system_("system", cl::desc("Astra-Sim-style system J
                                     cl::value_desc("file"), cl::cat(cat));
 static cl::opt<std::string> mode("mode", cl::desc("congestion (default) or analytical"),
                                  cl::init("congestion"), cl::cat(cat));
+static cl::opt<std::string> switching("switching",
+                                     cl::desc("cut-through (default) or store-and-forward"),
+                                     cl::init("cut-through"), cl::cat(cat));
 static cl::opt<bool> astraCompat("astra-compat",
-                                 cl::desc("Astra-Sim semantics: 1 compute + 1 comm in flight"),
+                                 cl::desc("Astra-Sim semantics: 1 compute + 1 comm in flight, "
+                                          "store-and-forward"),
                                  cl::cat(cat));
 static cl::opt<std::string> outFormat("format", cl::desc("text (default) or json"),
                                    cl::init("text"), cl::cat(cat));
@@ -114,6 +118,8 @@ int main(int argc, char **argv) {
     die("--mode must be 'congestion' or 'analytical'");
   if (outFormat != "text" && outFormat != "json")
     die("--format must be 'text' or 'json'");
+  if (switching != "cut-through" && switching != "store-and-forward")
+    die("--switching must be 'cut-through' or 'store-and-forward'");
   engine::SimOptions opts = simOptions();
   net::Topology topo(orDie(net::loadNetworkSpec(network)));
   if (!faults.empty())
@@ -127,8 +133,9 @@ int main(int argc, char **argv) {
   orDie(trace::checkWorkload(w, trace::CheckOptions{opts.system.roofline}));
   if (lenient)
     warnLenient(w);
-  net::Network net(topo, mode == "analytical" ? net::NetMode::Analytical
-                                              : net::NetMode::Congestion);
+  bool storeAndForward = astraCompat || switching == "store-and-forward";
+  net::Network net(topo, mode == "analytical" ? net::NetMode::Analytical : net::NetMode::Congestion,
+                   storeAndForward ? net::Switching::StoreAndForward : net::Switching::CutThrough);
   engine::Simulator sim(w, net, groups, opts);
   engine::SimResult res = orDie(sim.run());
   if (!timeline.empty())

@@ -114,7 +114,8 @@ private:
   struct Message {
     double bytes = 0;
     net::Route route;
-    uint32_t hop = 0;
+    uint32_t hop = 0;  ///< next link to take; == route.length: delivering
+    int64_t tailPs = 0; ///< when the last byte reaches the current node
     uint32_t inst = kNone, member = 0, slot = 0; ///< collective delivery
     uint32_t channel = kNone, srcRank = 0, srcNode = 0; ///< point-to-point
   };
@@ -160,6 +161,7 @@ private:
 
   // Simulator.cpp
   void inject(uint32_t src, uint32_t dst, Message m);
+  void forward(uint32_t msg);
   void onArrive(uint32_t msg);
   void issueSend(uint32_t r, uint32_t idx);
   void issueRecv(uint32_t r, uint32_t idx);
