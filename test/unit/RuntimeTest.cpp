@@ -4,6 +4,7 @@
 #include "rapid/Engine/Simulator.h"
 #include "rapid/Engine/EventQueue.h"
 #include "rapid/Network/Faults.h"
+#include "rapid/Network/Network.h"
 #include "rapid/Network/Routing.h"
 
 #include <gtest/gtest.h>
@@ -234,4 +235,24 @@ TEST(Simulator, IndependentContextsRunInParallelThreads) {
   EXPECT_EQ(got[1], expected8);
   EXPECT_EQ(got[2], expected4);
   EXPECT_EQ(got[3], expected8);
+}
+
+TEST(Network, CutThroughWaitsForTheTailOfASlowerUpstreamLink) {
+  // Mesh 0 - 1 - 2 where 0->1 is derated to 0.5 B/ns: 1000 B take 2000 ns
+  // there and cannot leave 1 before they have all arrived.
+  Topology topo(NetworkSpec{{dim(DimKind::Mesh, {3})}});
+  ASSERT_FALSE(bool(applyFaults("f.json", {Fault{0, 1, false, true, 0.5, 0}}, topo)));
+  Network cut(topo, NetMode::Congestion, Switching::CutThrough);
+  HopTimes a = cut.sendHop(0, topo.linkBetween(0, 1), 1000, 0);
+  EXPECT_EQ(a.headPs, 100'000);
+  EXPECT_EQ(a.tailPs, 2'100'000);
+  HopTimes b = cut.sendHop(a.headPs, topo.linkBetween(1, 2), 1000, a.tailPs);
+  EXPECT_EQ(b.headPs, 200'000);
+  EXPECT_EQ(b.tailPs, 2'200'000);
+  // The second link is held until the tail has passed.
+  EXPECT_EQ(cut.stats()[topo.linkBetween(1, 2)].busyPs, 2'000'000);
+  Network saf(topo, NetMode::Congestion, Switching::StoreAndForward);
+  HopTimes c = saf.sendHop(0, topo.linkBetween(0, 1), 1000, 0);
+  EXPECT_EQ(c.headPs, 2'100'000);
+  EXPECT_EQ(saf.sendHop(c.headPs, topo.linkBetween(1, 2), 1000, c.tailPs).tailPs, 3'200'000);
 }
