@@ -34,6 +34,8 @@ llvm::Error readEtFile(const std::string &path, const ReadOptions &opts,
     return fail(fmt::format("{}: gzip-compressed traces are not supported; gunzip it first", path));
   if (data.empty())
     return fail(fmt::format("{}: empty trace file (no GlobalMetadata record)", path));
+  if (data.size() > size_t(INT32_MAX))
+    return fail(fmt::format("{}: trace files over 2 GiB are not supported", path));
   CodedInputStream in(reinterpret_cast<const uint8_t *>(data.data()), int(data.size()));
   in.SetTotalBytesLimit(INT32_MAX);
   std::string record;

@@ -4,8 +4,8 @@
 #include "rapid/Trace/Attr.h"
 
 #include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
-#include <numeric>
 
 namespace rapid::trace {
 
@@ -66,7 +66,8 @@ static llvm::Error decodeAttr(const std::string &file, const AttributeProto &a, 
     auto i = attrAsInt(a);
     if (s && s->empty())
       n.pgName = 0;
-    else if (s && std::all_of(s->begin(), s->end(), ::isdigit) && s->size() < 10)
+    else if (s && s->size() < 10 &&
+             std::all_of(s->begin(), s->end(), [](unsigned char c) { return std::isdigit(c); }))
       n.pgName = uint32_t(std::stoul(*s));
     else if (i && *i >= 0)
       n.pgName = uint32_t(*i);
