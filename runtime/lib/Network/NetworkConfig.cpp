@@ -142,18 +142,24 @@ llvm::Expected<NetworkSpec> parseNetworkJson(const std::string &path, llvm::Stri
 
 namespace rapid::net {
 
-/// `key: [a, b]` or `key: a` per line, '#' comments; the subset Astra-Sim's
-/// network files use. Returns key -> items with their line numbers.
+/// `key: [a, b]`, `key: a`, or `key:` followed by `- a` lines, '#'
+/// comments; the subset Astra-Sim's network files use. Returns key -> items
+/// with their line numbers.
 using YamlMap = std::map<std::string, std::pair<unsigned, std::vector<std::string>>>;
 
 static llvm::Expected<YamlMap> parseFlatYaml(const std::string &path, llvm::StringRef text) {
   YamlMap out;
   llvm::SmallVector<llvm::StringRef> lines;
   text.split(lines, '\n');
+  std::vector<std::string> *block = nullptr; // the key a `- item` line extends
   for (unsigned i = 0; i < lines.size(); ++i) {
     llvm::StringRef line = lines[i].split('#').first.trim();
     if (line.empty() || line == "---")
       continue;
+    if (line.consume_front("- ") && block) {
+      block->push_back(line.trim().trim('"').trim('\'').str());
+      continue;
+    }
     auto [key, value] = line.split(':');
     value = value.trim();
     if (key == line)
@@ -164,6 +170,7 @@ static llvm::Expected<YamlMap> parseFlatYaml(const std::string &path, llvm::Stri
     value.split(items, ',', -1, false);
     auto &entry = out[key.trim().str()];
     entry.first = i + 1;
+    block = value.empty() ? &entry.second : nullptr;
     for (auto item : items)
       if (!item.trim().empty())
         entry.second.push_back(item.trim().trim('"').trim('\'').str());
