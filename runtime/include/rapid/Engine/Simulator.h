@@ -1,0 +1,193 @@
+//===- Simulator.h - Execute a workload on a network -----------*- C++ -*-===//
+//
+// One Simulator is one simulation context: the event queue, every rank's
+// scheduler state, collective instances and messages all live in it, so
+// several simulations can run in parallel threads (nothing is static).
+//
+// Scheduling (per rank): a node is ready when all its data and control
+// dependencies are done. Ready nodes wait in per-resource heaps ordered by
+// node id and are issued while the resource has a free slot: GPU compute
+// streams, GPU comm streams (collectives, sends), one CPU slot (is_cpu_op
+// compute); receives and empty nodes need no slot. Comm streams belong to a
+// communicator group, as NCCL gives each process group its own stream: a
+// collective waiting for a slow group does not block another group's.
+// Collectives are gang-scheduled: once every member has reached one, it
+// starts on all members together as soon as each has a free comm slot, full
+// instances first-come first-served. Ranks that reach collectives in
+// different orders (node ids need not follow program order) therefore
+// cannot deadlock by each holding a stream the other needs.
+// --astra-compat is Astra-Sim's HardwareResource model instead: one compute
+// and one comm op in flight per rank, all groups sharing the comm slot.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/Collectives/CommGroups.h"
+#include "rapid/Collectives/Plan.h"
+#include "rapid/Engine/EventQueue.h"
+#include "rapid/Engine/SystemConfig.h"
+#include "rapid/Network/Network.h"
+#include "rapid/Trace/Workload.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+namespace rapid::engine {
+
+struct SimOptions {
+  bool astraCompat = false;
+  int computeStreams = 1;
+  int commStreams = 1;
+  bool recordTimeline = false;
+  SystemConfig system;
+};
+
+/// Per-rank figures, rounded to whole nanoseconds at the end of a run.
+struct RankResult {
+  int64_t finishNs = 0, computeNs = 0, exposedCommNs = 0, idleNs = 0;
+};
+
+/// Which resource a node occupies while it runs.
+enum class Lane : uint8_t { Compute, Cpu, Comm, Free };
+
+struct Span {
+  uint32_t rank, node;
+  int64_t startPs, endPs;
+  Lane lane;
+};
+
+struct SimResult {
+  std::vector<RankResult> ranks;
+  int64_t totalNs = 0;
+  uint64_t events = 0;
+  std::vector<Span> spans; ///< with SimOptions::recordTimeline
+};
+
+class Simulator {
+public:
+  Simulator(const trace::Workload &w, net::Network &net, const coll::CommGroups &groups,
+            SimOptions opts);
+  llvm::Expected<SimResult> run();
+
+private:
+  enum EventKind : uint32_t { NodeDone, MsgArrive };
+  static constexpr uint32_t kNone = UINT32_MAX;
+  enum NodeState : uint8_t { kWaiting, kJoined, kRunning, kDone };
+  /// What members must agree on: group, comm_type, comm_size, involved_dim.
+  using CollKey = std::tuple<uint32_t, int64_t, int64_t, uint32_t>;
+
+  struct LaneQueue {
+    std::vector<uint32_t> ready; ///< min-heap of node indices
+    int busy = 0;
+  };
+
+  struct RankState {
+    std::vector<uint32_t> pending; ///< unmet dependencies per node
+    std::vector<int64_t> startPs;  ///< issue time per node
+    std::vector<uint8_t> state;    ///< NodeState per node
+    std::vector<uint32_t> instOf;  ///< collective instance per node
+    LaneQueue lanes[3];                 ///< Compute, Cpu, Free
+    std::map<uint32_t, LaneQueue> comm; ///< per communicator group
+    uint32_t remaining = 0;
+    int activeCompute = 0, activeComm = 0;
+    int64_t lastChangePs = 0, finishPs = 0, computePs = 0, exposedPs = 0;
+    std::map<CollKey, uint64_t> collSeq; ///< collectives issued per signature
+  };
+
+  struct Instance {
+    trace::CollKind kind = trace::CollKind::AllReduce;
+    int64_t commSize = 0;
+    uint32_t involved = 0, group = 0;
+    uint64_t seq = 0;
+    coll::Plan plan;
+    uint32_t chunks = 1, numSteps = 0, membersLeft = 0, membersJoined = 0;
+    const std::vector<int> *members = nullptr; ///< null: every rank
+    std::vector<uint32_t> node;                ///< per member; kNone until joined
+    std::vector<uint8_t> running;              ///< per member: issued on its stream
+    std::vector<uint32_t> curStep;             ///< per member and chunk
+    std::vector<uint16_t> received;            ///< per member, chunk and step
+    std::vector<uint32_t> chunksLeft;          ///< per member
+    std::vector<uint32_t> nextChunk;           ///< per member: first chunk not started
+  };
+
+  struct Message {
+    double bytes = 0;
+    net::Route route;
+    uint32_t hop = 0;  ///< next link to take; == route.length: delivering
+    int64_t tailPs = 0; ///< when the last byte reaches the current node
+    uint32_t inst = kNone, member = 0, slot = 0; ///< collective delivery
+    uint32_t channel = kNone, srcRank = 0, srcNode = 0; ///< point-to-point
+  };
+
+  struct Channel {
+    uint32_t arrived = 0, head = 0, dstRank = 0;
+    std::vector<uint32_t> waiting; ///< receive nodes, FIFO from head
+  };
+
+  // Scheduler.cpp
+  void initRank(uint32_t r);
+  Lane laneOf(const trace::TraceNode &n) const;
+  int laneLimit(Lane l) const;
+  LaneQueue &queueOf(RankState &s, const trace::TraceNode &n);
+  void drain(uint32_t r, LaneQueue &q, Lane lane);
+  void tryIssue(uint32_t r);
+  void makeReady(uint32_t r, uint32_t idx);
+  void issue(uint32_t r, uint32_t idx);
+  void complete(uint32_t r, uint32_t idx);
+  void account(RankState &s);
+  int64_t computeTimePs(const trace::TraceNode &n) const;
+  void finishNodeAt(int64_t t, uint32_t r, uint32_t idx) { queue_.push(t, NodeDone, r, idx); }
+
+  // CollectiveRunner.cpp
+  void joinCollective(uint32_t r, uint32_t idx);
+  uint32_t memberIndex(uint32_t r, const trace::TraceNode &n);
+  void startCollective(uint32_t r, uint32_t idx);
+  void startFullInstances();
+  uint32_t findInstance(uint32_t r, const trace::TraceNode &n, uint32_t group);
+  void createInstance(Instance &inst, const trace::TraceNode &n);
+  void runChunk(uint32_t inst, uint32_t member, uint32_t chunk);
+  void sendStep(uint32_t inst, uint32_t member, uint32_t chunk, uint32_t step);
+  void deliverCollective(const Message &m);
+  uint32_t rankOf(const Instance &inst, uint32_t member) const;
+  /// A member's index within its dimension (local) and along the phase (pos).
+  struct Place {
+    uint32_t rank;
+    int local, pos;
+  };
+  Place placeOf(const Instance &inst, const coll::Phase &ph, uint32_t member) const;
+  uint32_t expectedAt(const Instance &inst, uint32_t member, uint32_t chunk, uint32_t step) const;
+  void memberDone(uint32_t inst, uint32_t member);
+
+  // Simulator.cpp
+  void inject(uint32_t src, uint32_t dst, Message m);
+  void forward(uint32_t msg);
+  void onArrive(uint32_t msg);
+  void issueSend(uint32_t r, uint32_t idx);
+  void issueRecv(uint32_t r, uint32_t idx);
+  uint32_t channelFor(int64_t src, int64_t dst, int64_t tag, int64_t size);
+  void fail(const trace::RankGraph &g, const trace::TraceNode &n, const std::string &what);
+  void fail(std::string message);
+  std::string diagnoseStall() const;
+  SimResult collectResults();
+
+  const trace::Workload &w_;
+  net::Network &net_;
+  const coll::CommGroups &groups_;
+  SimOptions opts_;
+  EventQueue queue_;
+  int64_t now_ = 0; ///< ps
+  std::vector<RankState> ranks_;
+  std::vector<Instance> instances_;
+  std::map<std::pair<CollKey, uint64_t>, uint32_t> instanceIndex_;
+  std::set<uint32_t> fullInstances_; ///< every member joined, not yet started
+  std::map<uint32_t, std::vector<int32_t>> groupPos_; ///< group -> position per rank (-1)
+  std::vector<Message> messages_;
+  std::vector<uint32_t> freeMessages_;
+  std::vector<Channel> channels_;
+  std::unordered_map<std::string, uint32_t> channelIndex_;
+  std::vector<Span> spans_;
+  std::optional<std::string> error_;
+};
+
+} // namespace rapid::engine

@@ -1,0 +1,65 @@
+//===- Network.h - Link state, timing and statistics -----------*- C++ -*-===//
+//
+// Congestion model (docs/runtime.md): messages move hop by hop. Each directed
+// link serves messages one at a time in arrival order (FIFO); a message
+// occupies the link for bytes/bandwidth and reaches the far end one latency
+// after it leaves. Switching is cut-through by default (the next link may
+// start once the head has arrived, but cannot finish before the tail has),
+// or store-and-forward (the next link starts when the whole message is in,
+// Astra-Sim's congestion-aware backend). Times are integer picoseconds, so sums
+// stay exact and ties deterministic; reports round to nanoseconds. Because the engine hands requests to a link
+// in time order, the FIFO needs no queue object: a message starts at
+// max(now, link free time). Analytical mode is alpha-beta with no contention:
+// the sum over hops of serialization plus latency.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/Network/Routing.h"
+
+namespace rapid::net {
+
+enum class NetMode { Congestion, Analytical };
+enum class Switching { CutThrough, StoreAndForward };
+
+/// When a message's first and last byte reach the far end of a link.
+struct HopTimes {
+  int64_t headPs, tailPs;
+};
+
+struct LinkStats {
+  double bytes = 0;
+  int64_t busyPs = 0;
+  int64_t freeAtPs = 0;
+};
+
+class Network {
+public:
+  Network(Topology &topo, NetMode mode, Switching switching = Switching::CutThrough);
+
+  NetMode mode() const { return mode_; }
+  Switching switching() const { return switching_; }
+  const Topology &topology() const { return topo_; }
+  Router &router() { return router_; }
+  const std::vector<LinkStats> &stats() const { return stats_; }
+
+  /// Time on the wire for `bytes` on link l, in whole picoseconds rounded
+  /// up (a nonzero message never takes zero time).
+  int64_t serializationPs(uint32_t l, double bytes) const;
+  /// Congestion mode: the message's head is at the link's near end at `now`
+  /// and its tail arrives there at `tailReadyPs` (<= now unless cut-through);
+  /// enqueue it on link l.
+  HopTimes sendHop(int64_t now, uint32_t l, double bytes, int64_t tailReadyPs);
+  /// Analytical mode: arrival time over the whole route, links never busy
+  /// (cut-through: every latency plus the slowest link's serialization;
+  /// store-and-forward: serialization plus latency per hop).
+  int64_t sendAlphaBeta(int64_t now, Route r, double bytes);
+
+private:
+  Topology &topo_;
+  NetMode mode_;
+  Switching switching_;
+  Router router_;
+  std::vector<LinkStats> stats_;
+};
+
+} // namespace rapid::net

@@ -1,0 +1,33 @@
+//===- NetworkConfig.h - Read network descriptions -------------*- C++ -*-===//
+//
+// Two inputs map to one NetworkSpec:
+//  * our JSON: {"dimensions": [{"kind": "Torus2D", "shape": [4, 4],
+//    "bandwidth": "100 GB/s", "latency": "500 ns"}, ...]} with units spelled
+//    as in the language (GB = 10^9 B, GiB = 2^30 B);
+//  * Astra-Sim's analytical YAML (topology / npus_count / bandwidth / latency
+//    lists). Its bandwidth is "GB/s" as Astra-Sim computes it, 2^30 B/s per
+//    unit (64 KiB over 50 GB/s takes 1220.7 ns there), latency in ns.
+// The YAML is the flat subset Astra-Sim's files use, parsed by hand.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/Network/Topology.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+namespace rapid::net {
+
+/// Reads a .json or .yml/.yaml network file (by extension).
+llvm::Expected<NetworkSpec> loadNetworkSpec(const std::string &path);
+llvm::Expected<NetworkSpec> parseNetworkJson(const std::string &path, llvm::StringRef text);
+llvm::Expected<NetworkSpec> parseNetworkYaml(const std::string &path, llvm::StringRef text);
+
+/// "50 GB/s", "1.5 us": a number and a unit of the expected dimension.
+llvm::Expected<double> parseQuantity(llvm::StringRef text, Dim expected);
+
+/// Shared by the JSON readers of the runtime: "<file>: <what>" errors.
+llvm::Error configError(const std::string &path, const std::string &what);
+llvm::Expected<llvm::json::Value> readJsonFile(const std::string &path);
+
+} // namespace rapid::net

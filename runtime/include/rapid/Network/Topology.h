@@ -1,0 +1,96 @@
+//===- Topology.h - Multi-dimensional network as explicit links -*- C++ -*-===//
+//
+// A network is an ordered list of dimensions. Rank r has one coordinate per
+// dimension, dimension 0 fastest (r = c0 + s0*(c1 + s1*(c2 ...))). Every
+// physical link is a directed object in one flat vector; switches are extra
+// nodes numbered after the ranks. Topology knows shape only: link state
+// (queues, statistics) lives in Network, failures are applied by Faults.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/Support/Units.h"
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace rapid::net {
+
+enum class DimKind { Ring, FullyConnected, Switch, Mesh, Mesh2D, Torus2D, Torus3D,
+                     HyperCube, KingMesh, FatTree };
+
+const char *dimKindName(DimKind k);
+/// Parses "Ring", "Torus2D", ... (case-insensitive); false if unknown.
+bool parseDimKind(const std::string &name, DimKind &out);
+
+struct DimSpec {
+  DimKind kind = DimKind::Ring;
+  std::vector<int> shape;         ///< sub-axes: {8} for a ring, {4,4} for Torus2D
+  BytesPerSecond bandwidth{0};    ///< per link and direction
+  Seconds latency{0};             ///< per hop
+  int leafSize = 0;               ///< FatTree: ranks per leaf switch
+  double oversubscription = 1.0;  ///< FatTree: leaf down-capacity / up-capacity
+
+  int size() const;
+};
+
+struct NetworkSpec {
+  std::vector<DimSpec> dims;
+  int numRanks() const;
+};
+
+inline constexpr uint32_t kNoLink = UINT32_MAX;
+
+struct Link {
+  uint32_t src = 0, dst = 0; ///< node ids
+  uint16_t dim = 0;
+  bool failed = false;       ///< hard fault: the link is gone
+  double bytesPerNs = 0;     ///< after soft-fault derating
+  int64_t latencyPs = 0;     ///< after soft-fault extra latency
+};
+
+class Topology {
+public:
+  explicit Topology(NetworkSpec spec);
+
+  const NetworkSpec &spec() const { return spec_; }
+  int numRanks() const { return numRanks_; }
+  int numNodes() const { return numNodes_; }
+  int numDims() const { return int(spec_.dims.size()); }
+  int dimSize(int d) const { return sizes_[d]; }
+  int stride(int d) const { return strides_[d]; }
+  int coord(int rank, int d) const { return rank / strides_[d] % dimSize(d); }
+  /// The rank with coordinate `c` in dimension d and `rank`'s other coordinates.
+  int withCoord(int rank, int d, int c) const { return rank + (c - coord(rank, d)) * strides_[d]; }
+  /// Which line of dimension d `rank` lies on (its other coordinates, packed).
+  int lineOf(int rank, int d) const;
+  /// First switch node of dimension d (switch/fat-tree kinds).
+  uint32_t switchBase(int d) const { return switchBase_[d]; }
+
+  std::vector<Link> &links() { return links_; }
+  const std::vector<Link> &links() const { return links_; }
+  uint32_t linkBetween(uint32_t a, uint32_t b) const;
+  /// Outgoing link ids of a node (CSR), for fault-aware search.
+  const uint32_t *outBegin(uint32_t node) const { return outLinks_.data() + outStart_[node]; }
+  const uint32_t *outEnd(uint32_t node) const { return outLinks_.data() + outStart_[node + 1]; }
+  std::string nodeName(uint32_t node) const;
+
+private:
+  void addLink(uint32_t a, uint32_t b, int d, BytesPerSecond bw, bool both = true);
+  void buildDim(int d);
+  void buildGrid(int d, int line, bool wrap, bool diagonal);
+  void buildSwitched(int d, int line);
+  void buildFatTree(int d, int line);
+  void buildAdjacency();
+
+  NetworkSpec spec_;
+  int numRanks_ = 1, numNodes_ = 0;
+  std::vector<int> strides_, sizes_;
+  std::vector<uint32_t> switchBase_;
+  std::vector<Link> links_;
+  std::unordered_map<uint64_t, uint32_t> linkIndex_;
+  std::vector<uint32_t> outStart_, outLinks_;
+};
+
+} // namespace rapid::net

@@ -1,0 +1,87 @@
+//===- Graph.h - One rank's execution graph in flat arrays ------*- C++ -*-===//
+//
+// The simulator's view of a Chakra trace: every node decoded once into a
+// fixed-size record, dependencies and children as index ranges into shared
+// vectors (CSR). Nodes are sorted by id, so "ascending id" (Astra-Sim's issue
+// order) is "ascending index" and a ready set can be a heap of uint32.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "et_def.pb.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rapid::trace {
+
+enum class NodeKind : uint8_t { Invalid, Metadata, MemLoad, MemStore, Comp, Send, Recv, Coll };
+
+/// Values equal Chakra's CollectiveCommType.
+enum class CollKind : uint8_t {
+  AllReduce = 0, Reduce, AllGather, Gather, Scatter, Broadcast, AllToAll,
+  ReduceScatter, ReduceScatterBlock, Barrier
+};
+
+const char *nodeKindName(NodeKind k);
+const char *collKindName(CollKind k);
+
+/// Sentinel for "attribute absent".
+inline constexpr int64_t kAbsent = INT64_MIN;
+
+struct TraceNode {
+  uint64_t id = 0;
+  uint64_t durationMicros = 0;
+  int64_t rapidTimeNs = kAbsent; ///< our own attribute: exact compute time
+  int64_t numOps = kAbsent, tensorSize = kAbsent;
+  int64_t commSize = kAbsent, commSrc = kAbsent, commDst = kAbsent, commTag = kAbsent;
+  int64_t commType = kAbsent;
+  uint32_t pgName = 0;          ///< communicator group id; 0 = all ranks
+  uint32_t involvedDims = ~0u;  ///< bit d set: network dimension d takes part
+  uint32_t depBegin = 0, depCount = 0;     ///< into RankGraph::deps
+  uint32_t childBegin = 0, childCount = 0; ///< into RankGraph::children
+  uint32_t nameBegin = 0, nameLen = 0;     ///< into RankGraph::names
+  NodeKind kind = NodeKind::Invalid;
+  bool isCpuOp = false;
+
+  CollKind coll() const { return CollKind(commType); }
+};
+
+struct RankGraph {
+  std::string file;
+  int rank = 0;
+  std::vector<TraceNode> nodes;   ///< sorted by id
+  std::vector<uint32_t> deps;     ///< node indices, data and ctrl merged
+  std::vector<uint32_t> children; ///< reverse of deps
+  std::string names;              ///< all node names, concatenated
+  uint32_t droppedDeps = 0;       ///< lenient reading: deps on missing nodes
+  uint32_t emptiedColls = 0;      ///< lenient reading: collectives without comm_type
+
+  std::string_view name(const TraceNode &n) const {
+    return std::string_view(names).substr(n.nameBegin, n.nameLen);
+  }
+};
+
+/// Collects decoded nodes and turns them into a RankGraph: ids sorted,
+/// dependencies resolved to indices, dangling deps, duplicate ids and cycles
+/// reported as `<file>: node <id>: <what>`.
+class GraphBuilder {
+public:
+  GraphBuilder(std::string file, int rank, bool lenient = false);
+  /// Decodes one protobuf node (attribute types checked here).
+  llvm::Error add(const ChakraProtoMsg::Node &node);
+  llvm::Expected<RankGraph> finish();
+
+private:
+  llvm::Error resolveDeps();
+  void buildChildren(const std::vector<uint32_t> &childCount);
+  llvm::Error checkAcyclic() const;
+
+  RankGraph g;
+  std::vector<uint64_t> depIds; ///< raw ids, indexed by depBegin until resolved
+  bool lenient = false;
+};
+
+} // namespace rapid::trace

@@ -1,0 +1,223 @@
+//===- CollectiveRunner.cpp - Collectives as chunked message steps --------===//
+//
+// Ranks meet in a collective instance keyed by its signature (group, kind,
+// size, involved dims) and how many collectives of that signature the rank
+// joined before. Counting per signature, not per group, lets ranks reach
+// independent collectives in different orders (STAGE traces do) and still
+// pair the right ones. Each member walks the instance's plan once per chunk;
+// a chunk's step s sends its messages and waits for step s's messages from
+// its peers. Messages that arrive before their step (a fast peer) are
+// counted and consumed later.
+//===----------------------------------------------------------------------===//
+
+#include "rapid/Engine/Simulator.h"
+
+#include <fmt/format.h>
+
+namespace rapid::engine {
+
+using trace::TraceNode;
+
+uint32_t Simulator::rankOf(const Instance &inst, uint32_t member) const {
+  return inst.members ? uint32_t((*inst.members)[member]) : member;
+}
+
+void Simulator::createInstance(Instance &inst, const TraceNode &n) {
+  const auto &topo = net_.topology();
+  std::vector<std::vector<int>> dims;
+  for (const auto &d : topo.spec().dims)
+    dims.push_back(d.shape);
+  inst.chunks = uint32_t(opts_.system.splits);
+  int groupSize = inst.members ? int(inst.members->size()) : 0;
+  inst.plan = coll::planCollective(n.coll(), double(n.commSize) / inst.chunks, dims,
+                                   n.involvedDims, groupSize, opts_.system.algorithms);
+  inst.numSteps = uint32_t(inst.plan.steps.size());
+  // Receive counters are 16-bit to keep large instances small.
+  for (const auto &st : inst.plan.steps)
+    if (st.expected > UINT16_MAX)
+      fail(fmt::format("a collective step waits for {} messages; at most {} are supported",
+                       st.expected, UINT16_MAX));
+  size_t members = inst.members ? inst.members->size() : size_t(topo.numRanks());
+  inst.membersLeft = uint32_t(members);
+  inst.node.assign(members, kNone);
+  inst.running.assign(members, 0);
+  inst.curStep.assign(members * inst.chunks, 0);
+  inst.received.assign(members * inst.chunks * inst.numSteps, 0);
+  inst.chunksLeft.assign(members, inst.chunks);
+  inst.nextChunk.assign(members, 0);
+}
+
+/// The instance this node joins, created by the first member to arrive.
+uint32_t Simulator::findInstance(uint32_t r, const TraceNode &n, uint32_t group) {
+  CollKey key{group, n.commType, n.commSize, n.involvedDims};
+  uint64_t seq = ranks_[r].collSeq[key]++;
+  auto [it, fresh] = instanceIndex_.try_emplace({key, seq}, uint32_t(instances_.size()));
+  if (fresh) {
+    Instance inst;
+    inst.kind = n.coll();
+    inst.commSize = n.commSize;
+    inst.involved = n.involvedDims;
+    inst.group = group;
+    inst.seq = seq;
+    if (group)
+      inst.members = &groups_.members.at(group);
+    createInstance(inst, n);
+    instances_.push_back(std::move(inst));
+  }
+  return it->second;
+}
+
+/// The node's position in its group (its rank for whole-machine ones), or
+/// kNone with error_ set.
+uint32_t Simulator::memberIndex(uint32_t r, const TraceNode &n) {
+  if (!n.pgName)
+    return r;
+  auto pos = groupPos_.find(n.pgName);
+  if (pos == groupPos_.end()) {
+    fail(w_.ranks[r], n, fmt::format("communicator group {} not found (pg_name); pass its "
+                                     "--comm-group file",
+                                     n.pgName));
+    return kNone;
+  }
+  if (pos->second[r] < 0) {
+    fail(w_.ranks[r], n, fmt::format("rank {} is not in communicator group {}", r, n.pgName));
+    return kNone;
+  }
+  return uint32_t(pos->second[r]);
+}
+
+/// Registers a ready collective with its instance; when the last member
+/// arrives the instance waits for a comm slot on every member.
+void Simulator::joinCollective(uint32_t r, uint32_t idx) {
+  const TraceNode &n = w_.ranks[r].nodes[idx];
+  uint32_t member = memberIndex(r, n);
+  if (member == kNone)
+    return;
+  uint32_t id = findInstance(r, n, n.pgName);
+  ranks_[r].instOf[idx] = id;
+  ranks_[r].state[idx] = kJoined;
+  Instance &inst = instances_[id];
+  inst.node[member] = idx;
+  if (++inst.membersJoined < inst.node.size())
+    return;
+  fullInstances_.insert(id);
+  startFullInstances();
+}
+
+/// Starts, in instance order, every full instance whose members all have a
+/// free comm slot.
+void Simulator::startFullInstances() {
+  for (auto it = fullInstances_.begin(); it != fullInstances_.end() && !error_;) {
+    const Instance &inst = instances_[*it];
+    bool free = true;
+    for (uint32_t m = 0; m < inst.node.size() && free; ++m) {
+      uint32_t rank = rankOf(inst, m);
+      free = queueOf(ranks_[rank], w_.ranks[rank].nodes[inst.node[m]]).busy <
+             laneLimit(Lane::Comm);
+    }
+    if (!free) {
+      ++it;
+      continue;
+    }
+    for (uint32_t m = 0; m < inst.node.size(); ++m)
+      issue(rankOf(inst, m), inst.node[m]);
+    it = fullInstances_.erase(it);
+  }
+}
+
+/// The member's collective got a comm stream: its chunks start walking.
+void Simulator::startCollective(uint32_t r, uint32_t idx) {
+  uint32_t id = ranks_[r].instOf[idx];
+  uint32_t member = memberIndex(r, w_.ranks[r].nodes[idx]);
+  instances_[id].running[member] = 1;
+  if (instances_[id].numSteps == 0)
+    return memberDone(id, member);
+  uint32_t active = uint32_t(opts_.system.activeChunks);
+  uint32_t first = std::min(instances_[id].chunks, active ? active : UINT32_MAX);
+  for (uint32_t c = 0; c < first && !error_; ++c)
+    runChunk(id, member, instances_[id].nextChunk[member]++);
+}
+
+/// Sends the current step and keeps going while its messages are already in.
+Simulator::Place Simulator::placeOf(const Instance &inst, const coll::Phase &ph,
+                                    uint32_t member) const {
+  uint32_t rank = rankOf(inst, member);
+  if (ph.dim < 0)
+    return Place{rank, int(member), int(member)};
+  int local = net_.topology().coord(int(rank), ph.dim);
+  return Place{rank, local, local / ph.axisStride % ph.size};
+}
+
+uint32_t Simulator::expectedAt(const Instance &inst, uint32_t member, uint32_t chunk,
+                               uint32_t step) const {
+  const coll::Step &st = inst.plan.steps[step];
+  if (st.pattern < coll::Pattern::TreeGather)
+    return st.expected; // the same for every position
+  const coll::Phase &ph = inst.plan.phases[st.phase];
+  return coll::expectedAt(st, ph.size, placeOf(inst, ph, member).pos, chunk);
+}
+
+/// Sends the current step and keeps going while its messages are already in.
+void Simulator::runChunk(uint32_t id, uint32_t member, uint32_t chunk) {
+  Instance &inst = instances_[id];
+  uint32_t &step = inst.curStep[member * inst.chunks + chunk];
+  for (; step < inst.numSteps; ++step) {
+    sendStep(id, member, chunk, step);
+    size_t slot = (size_t(member) * inst.chunks + chunk) * inst.numSteps + step;
+    if (inst.received[slot] < expectedAt(inst, member, chunk, step) || error_)
+      return;
+  }
+  if (--inst.chunksLeft[member] == 0)
+    return memberDone(id, member);
+  // With a limit on chunks in flight, a finished chunk lets the next one go.
+  if (opts_.system.activeChunks && inst.nextChunk[member] < inst.chunks)
+    runChunk(id, member, inst.nextChunk[member]++);
+}
+
+void Simulator::sendStep(uint32_t id, uint32_t member, uint32_t chunk, uint32_t step) {
+  const Instance &inst = instances_[id];
+  const coll::Step &st = inst.plan.steps[step];
+  const coll::Phase &ph = inst.plan.phases[st.phase];
+  Place at = placeOf(inst, ph, member);
+  // A peer differs from us only in the phase's axis.
+  coll::forEachPeer(st, ph.size, at.pos, chunk, [&](int peerPos) {
+    int peerLocal = at.local + (peerPos - at.pos) * ph.axisStride;
+    uint32_t peerMember = ph.dim >= 0
+                              ? uint32_t(net_.topology().withCoord(int(at.rank), ph.dim, peerLocal))
+                              : uint32_t(peerPos);
+    Message m;
+    m.bytes = st.bytes;
+    m.inst = id;
+    m.member = peerMember;
+    m.slot = chunk * inst.numSteps + uint32_t(int(step) + st.recvOffset);
+    inject(at.rank, rankOf(inst, peerMember), m);
+  });
+}
+
+void Simulator::deliverCollective(const Message &m) {
+  Instance &inst = instances_[m.inst];
+  uint32_t chunk = m.slot / inst.numSteps, step = m.slot % inst.numSteps;
+  size_t slot = size_t(m.member) * inst.chunks * inst.numSteps + m.slot;
+  ++inst.received[slot];
+  uint32_t &cur = inst.curStep[m.member * inst.chunks + chunk];
+  if (!inst.running[m.member] || cur != step ||
+      inst.received[slot] < expectedAt(inst, m.member, chunk, step))
+    return;
+  ++cur;
+  runChunk(m.inst, m.member, chunk);
+}
+
+void Simulator::memberDone(uint32_t id, uint32_t member) {
+  Instance &inst = instances_[id];
+  finishNodeAt(now_, rankOf(inst, member), inst.node[member]);
+  if (--inst.membersLeft == 0) {
+    // Every member has all its messages, so none is in flight: keep the
+    // record (its index is the key) and drop everything else.
+    Instance done;
+    done.kind = inst.kind;
+    done.group = inst.group;
+    inst = std::move(done);
+  }
+}
+
+} // namespace rapid::engine

@@ -1,0 +1,190 @@
+//===- Simulator.cpp - Event loop, messages, point-to-point ---------------===//
+
+#include "rapid/Engine/Simulator.h"
+
+#include <fmt/format.h>
+
+namespace rapid::engine {
+
+using trace::NodeKind;
+using trace::TraceNode;
+
+Simulator::Simulator(const trace::Workload &w, net::Network &net, const coll::CommGroups &groups,
+                     SimOptions opts)
+    : w_(w), net_(net), groups_(groups), opts_(std::move(opts)) {
+  if (opts_.astraCompat)
+    opts_.computeStreams = opts_.commStreams = 1;
+  for (const auto &[id, members] : groups_.members) {
+    auto &pos = groupPos_[id];
+    pos.assign(w_.ranks.size(), -1);
+    for (size_t i = 0; i < members.size(); ++i)
+      pos[members[i]] = int32_t(i);
+  }
+}
+
+void Simulator::fail(std::string message) {
+  if (!error_)
+    error_ = std::move(message);
+}
+
+void Simulator::fail(const trace::RankGraph &g, const TraceNode &n, const std::string &what) {
+  fail(fmt::format("{}: node {}: {}", g.file, n.id, what));
+}
+
+/// Puts a message on the network at now_. Route errors (a partition by hard
+/// faults) stop the simulation.
+void Simulator::inject(uint32_t src, uint32_t dst, Message m) {
+  auto route = net_.router().route(int(src), int(dst));
+  if (!route)
+    return fail(llvm::toString(route.takeError()));
+  m.route = *route;
+  m.hop = 0;
+  m.tailPs = now_;
+  uint32_t id;
+  if (!freeMessages_.empty()) {
+    id = freeMessages_.back();
+    freeMessages_.pop_back();
+    messages_[id] = m;
+  } else {
+    id = uint32_t(messages_.size());
+    messages_.push_back(m);
+  }
+  if (net_.mode() == net::NetMode::Analytical || !m.route.length) {
+    messages_[id].hop = m.route.length;
+    queue_.push(net_.sendAlphaBeta(now_, m.route, m.bytes), MsgArrive, id, 0);
+    return;
+  }
+  forward(id);
+}
+
+/// The message's head is at the near end of link `hop`: send it on. The next
+/// event is the head reaching the next node, or, after the last link, the
+/// tail reaching the destination.
+void Simulator::forward(uint32_t id) {
+  Message &m = messages_[id];
+  net::HopTimes t = net_.sendHop(now_, net_.router().link(m.route, m.hop), m.bytes, m.tailPs);
+  m.tailPs = t.tailPs;
+  ++m.hop;
+  queue_.push(m.hop < m.route.length ? t.headPs : t.tailPs, MsgArrive, id, 0);
+}
+
+void Simulator::onArrive(uint32_t id) {
+  Message &m = messages_[id];
+  if (m.hop < m.route.length)
+    return forward(id);
+  Message done = m;
+  freeMessages_.push_back(id);
+  if (done.inst != kNone)
+    return deliverCollective(done);
+  // A send completes when its data arrives (Astra-Sim's semantics).
+  finishNodeAt(now_, done.srcRank, done.srcNode);
+  Channel &ch = channels_[done.channel];
+  if (ch.head < ch.waiting.size())
+    finishNodeAt(now_, ch.dstRank, ch.waiting[ch.head++]);
+  else
+    ++ch.arrived;
+}
+
+/// Sends and receives pair on (src, dst, tag, size), first come first served.
+uint32_t Simulator::channelFor(int64_t src, int64_t dst, int64_t tag, int64_t size) {
+  std::string key = fmt::format("{}/{}/{}/{}", src, dst, tag, size);
+  auto [it, fresh] = channelIndex_.try_emplace(key, uint32_t(channels_.size()));
+  if (fresh) {
+    channels_.emplace_back();
+    channels_.back().dstRank = uint32_t(dst);
+  }
+  return it->second;
+}
+
+void Simulator::issueSend(uint32_t r, uint32_t idx) {
+  const TraceNode &n = w_.ranks[r].nodes[idx];
+  Message m;
+  m.bytes = double(n.commSize);
+  m.channel = channelFor(r, n.commDst, n.commTag, n.commSize);
+  m.srcRank = r;
+  m.srcNode = idx;
+  inject(r, uint32_t(n.commDst), m);
+}
+
+void Simulator::issueRecv(uint32_t r, uint32_t idx) {
+  const TraceNode &n = w_.ranks[r].nodes[idx];
+  Channel &ch = channels_[channelFor(n.commSrc, r, n.commTag, n.commSize)];
+  if (ch.arrived) {
+    --ch.arrived;
+    finishNodeAt(now_, r, idx);
+  } else {
+    ch.waiting.push_back(idx);
+  }
+}
+
+llvm::Expected<SimResult> Simulator::run() {
+  ranks_.assign(w_.ranks.size(), RankState{});
+  for (uint32_t r = 0; r < ranks_.size(); ++r)
+    initRank(r);
+  for (uint32_t r = 0; r < ranks_.size() && !error_; ++r)
+    for (uint32_t i = 0; i < w_.ranks[r].nodes.size(); ++i)
+      if (!ranks_[r].pending[i])
+        makeReady(r, i);
+  for (uint32_t r = 0; r < ranks_.size() && !error_; ++r)
+    tryIssue(r);
+  while (!queue_.empty() && !error_) {
+    Event e = queue_.pop();
+    now_ = e.time;
+    if (e.kind == NodeDone)
+      complete(e.a, e.b);
+    else
+      onArrive(e.a);
+  }
+  if (!error_)
+    for (const auto &s : ranks_)
+      if (s.remaining) {
+        fail(diagnoseStall());
+        break;
+      }
+  if (error_)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), *error_);
+  return collectResults();
+}
+
+/// Nothing is left to happen but nodes remain: name the first node that was
+/// issued and never finished (a receive or collective waiting for a peer), or
+/// else the first node whose dependencies never finished.
+std::string Simulator::diagnoseStall() const {
+  for (uint32_t r = 0; r < ranks_.size(); ++r) {
+    const auto &g = w_.ranks[r];
+    for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+      const TraceNode &n = g.nodes[i];
+      if (ranks_[r].state[i] != kRunning && ranks_[r].state[i] != kJoined)
+        continue;
+      if (n.kind == NodeKind::Recv)
+        return fmt::format("{}: node {}: receive from rank {} (tag {}, {} bytes) never matched "
+                           "a send",
+                           g.file, n.id, n.commSrc, n.commTag, n.commSize);
+      return fmt::format("{}: node {}: {} never completed: not every member of group {} "
+                         "issued it",
+                         g.file, n.id, trace::collKindName(n.coll()), n.pgName);
+    }
+  }
+  for (uint32_t r = 0; r < ranks_.size(); ++r)
+    for (uint32_t i = 0; i < w_.ranks[r].nodes.size(); ++i)
+      if (ranks_[r].state[i] == kWaiting)
+        return fmt::format("{}: node {}: never ran: its dependencies never finished",
+                           w_.ranks[r].file, w_.ranks[r].nodes[i].id);
+  return "simulation stalled";
+}
+
+SimResult Simulator::collectResults() {
+  SimResult out;
+  out.events = queue_.pushed();
+  auto ns = [](int64_t ps) { return (ps + 500) / 1000; };
+  for (auto &s : ranks_) {
+    RankResult r{ns(s.finishPs), ns(s.computePs), ns(s.exposedPs), 0};
+    r.idleNs = r.finishNs - r.computeNs - r.exposedCommNs;
+    out.totalNs = std::max(out.totalNs, r.finishNs);
+    out.ranks.push_back(r);
+  }
+  out.spans = std::move(spans_);
+  return out;
+}
+
+} // namespace rapid::engine

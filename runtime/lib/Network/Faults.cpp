@@ -1,0 +1,93 @@
+//===- Faults.cpp - Read and apply link faults ----------------------------===//
+
+#include "rapid/Network/Faults.h"
+#include "rapid/Network/NetworkConfig.h"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace rapid::net {
+
+static std::optional<uint32_t> nodeId(const llvm::json::Value &v) {
+  if (auto i = v.getAsInteger(); i && *i >= 0)
+    return uint32_t(*i);
+  if (auto s = v.getAsString(); s && s->starts_with("sw")) {
+    uint32_t id;
+    if (!s->drop_front(2).getAsInteger(10, id))
+      return id;
+  }
+  return std::nullopt;
+}
+
+static llvm::Expected<Fault> parseFault(const std::string &path, size_t i,
+                                        const llvm::json::Object &o) {
+  auto bad = [&](const std::string &what) {
+    return configError(path, fmt::format("fault {}: {}", i, what));
+  };
+  Fault f;
+  auto kind = o.getString("kind");
+  if (!kind || (*kind != "soft" && *kind != "hard"))
+    return bad("'kind' must be \"soft\" or \"hard\"");
+  f.hard = *kind == "hard";
+  const auto *link = o.getArray("link");
+  std::optional<uint32_t> a, b;
+  if (link && link->size() == 2) {
+    a = nodeId((*link)[0]);
+    b = nodeId((*link)[1]);
+  }
+  if (!a || !b)
+    return bad("'link' must be [node, node] (rank numbers or \"swN\")");
+  f.src = *a;
+  f.dst = *b;
+  f.directed = o.getBoolean("directed").value_or(false);
+  f.derate = o.getNumber("derate").value_or(1.0);
+  if (f.derate <= 0 || f.derate > 1)
+    return bad("'derate' must be in (0, 1]");
+  if (auto lat = o.getString("extra_latency")) {
+    auto v = parseQuantity(*lat, Dim::time());
+    if (!v)
+      return bad(llvm::toString(v.takeError()));
+    f.extraLatencyPs = std::llround(*v * 1e12);
+  }
+  return f;
+}
+
+llvm::Expected<std::vector<Fault>> loadFaults(const std::string &path) {
+  auto doc = readJsonFile(path);
+  if (!doc)
+    return doc.takeError();
+  const auto *list = doc->getAsObject() ? doc->getAsObject()->getArray("faults") : nullptr;
+  if (!list)
+    return configError(path, "expected {\"faults\": [ ... ]}");
+  std::vector<Fault> out;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const auto *o = (*list)[i].getAsObject();
+    if (!o)
+      return configError(path, fmt::format("fault {}: expected an object", i));
+    auto f = parseFault(path, i, *o);
+    if (!f)
+      return f.takeError();
+    out.push_back(*f);
+  }
+  return out;
+}
+
+llvm::Error applyFaults(const std::string &path, const std::vector<Fault> &faults, Topology &topo) {
+  for (size_t i = 0; i < faults.size(); ++i) {
+    const Fault &f = faults[i];
+    for (int dir = 0; dir < (f.directed ? 1 : 2); ++dir) {
+      uint32_t l = dir ? topo.linkBetween(f.dst, f.src) : topo.linkBetween(f.src, f.dst);
+      if (l == kNoLink)
+        return configError(path, fmt::format("fault {}: there is no link {} -> {}", i,
+                                             topo.nodeName(dir ? f.dst : f.src),
+                                             topo.nodeName(dir ? f.src : f.dst)));
+      Link &link = topo.links()[l];
+      link.failed |= f.hard;
+      link.bytesPerNs *= f.derate;
+      link.latencyPs += f.extraLatencyPs;
+    }
+  }
+  return llvm::Error::success();
+}
+
+} // namespace rapid::net

@@ -1,0 +1,145 @@
+//===- rapid-sim.cpp - Run Chakra traces on a simulated network -----------===//
+//
+// rapid-sim --workload PREFIX --network net.json|net.yml [--comm-group g.json]
+//           [--faults f.json] [--system sys.json] [--mode congestion|analytical]
+//           [--astra-compat] [--format text|json] [--links] [--timeline out.json]
+//
+// See docs/runtime.md for the model and the file formats.
+//===----------------------------------------------------------------------===//
+
+#include "rapid/Network/Faults.h"
+#include "rapid/Network/NetworkConfig.h"
+#include "rapid/Report/Report.h"
+
+#include "llvm/Support/CommandLine.h"
+
+using namespace llvm;
+using namespace rapid;
+
+static cl::OptionCategory cat("rapid-sim options");
+static cl::opt<std::string> workload("workload", cl::desc("trace prefix: <prefix>.<rank>.et"),
+                                     cl::value_desc("prefix"), cl::Required, cl::cat(cat));
+static cl::opt<std::string> network("network", cl::desc("network .json or Astra-Sim .yml"),
+                                    cl::value_desc("file"), cl::Required, cl::cat(cat));
+static cl::opt<std::string> commGroup("comm-group", cl::desc("communicator groups JSON"),
+                                      cl::value_desc("file"), cl::cat(cat));
+static cl::opt<std::string> faults("faults", cl::desc("link faults JSON"), cl::value_desc("file"),
+                                   cl::cat(cat));
+static cl::opt<std::string> system_("system", cl::desc("Astra-Sim-style system JSON"),
+                                    cl::value_desc("file"), cl::cat(cat));
+static cl::opt<std::string> mode("mode", cl::desc("congestion (default) or analytical"),
+                                 cl::init("congestion"), cl::cat(cat));
+static cl::opt<std::string> switching("switching",
+                                     cl::desc("cut-through (default) or store-and-forward"),
+                                     cl::init("cut-through"), cl::cat(cat));
+static cl::opt<bool> astraCompat("astra-compat",
+                                 cl::desc("Astra-Sim semantics: 1 compute + 1 comm in flight, "
+                                          "store-and-forward"),
+                                 cl::cat(cat));
+static cl::opt<std::string> outFormat("format", cl::desc("text (default) or json"),
+                                   cl::init("text"), cl::cat(cat));
+static cl::opt<bool> links("links", cl::desc("report per-link traffic"), cl::cat(cat));
+static cl::opt<std::string> timeline("timeline", cl::desc("write a Chrome/Perfetto trace"),
+                                     cl::value_desc("file"), cl::cat(cat));
+static cl::opt<int> computeStreams("compute-streams", cl::desc("concurrent compute ops per rank"),
+                                   cl::init(1), cl::cat(cat));
+static cl::opt<int> commStreams("comm-streams", cl::desc("concurrent comm ops per rank and communicator group"),
+                                cl::init(1), cl::cat(cat));
+static cl::opt<int> splits("splits", cl::desc("chunks per collective (overrides --system)"),
+                           cl::init(0), cl::cat(cat));
+static cl::opt<bool> roofline("roofline", cl::desc("time COMP nodes by num_ops/tensor_size"),
+                              cl::cat(cat));
+static cl::opt<double> peakPerf("peak-perf", cl::desc("roofline peak, TFLOP/s"), cl::init(0),
+                                cl::cat(cat));
+static cl::opt<double> memBw("local-mem-bw", cl::desc("roofline memory bandwidth, GB/s"),
+                             cl::init(0), cl::cat(cat));
+static cl::opt<bool> lenient("lenient",
+                             cl::desc("accept missing GlobalMetadata, dangling deps, "
+                                      "collectives without comm_type"),
+                             cl::cat(cat));
+
+[[noreturn]] static void die(const std::string &msg) {
+  errs() << "rapid-sim: error: " << msg << "\n";
+  exit(1);
+}
+
+template <class T> static T orDie(Expected<T> v) {
+  if (!v)
+    die(toString(v.takeError()));
+  return std::move(*v);
+}
+
+static void orDie(Error e) {
+  if (e)
+    die(toString(std::move(e)));
+}
+
+/// Says what --lenient changed, so a lenient result is never silent.
+static void warnLenient(const trace::Workload &w) {
+  uint64_t deps = 0, colls = 0;
+  for (const auto &g : w.ranks) {
+    deps += g.droppedDeps;
+    colls += g.emptiedColls;
+  }
+  if (deps || colls)
+    errs() << "rapid-sim: warning: --lenient dropped " << deps
+           << " dependencies on missing nodes and ran " << colls
+           << " collectives without comm_type as empty nodes\n";
+}
+
+static engine::SimOptions simOptions() {
+  engine::SimOptions o;
+  if (!system_.empty())
+    o.system = orDie(engine::loadSystemConfig(system_));
+  if (splits > 0)
+    o.system.splits = splits;
+  if (roofline) {
+    o.system.roofline = true;
+    if (peakPerf > 0)
+      o.system.peakFlopsPerNs = peakPerf * 1e3;
+    if (memBw > 0)
+      o.system.memBytesPerNs = memBw;
+    if (o.system.peakFlopsPerNs <= 0 || o.system.memBytesPerNs <= 0)
+      die("--roofline needs --peak-perf and --local-mem-bw (or a --system file with them)");
+  }
+  if (computeStreams < 1 || commStreams < 1)
+    die("--compute-streams and --comm-streams must be >= 1");
+  o.astraCompat = astraCompat;
+  o.computeStreams = computeStreams;
+  o.commStreams = commStreams;
+  o.recordTimeline = !timeline.empty();
+  return o;
+}
+
+int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(cat);
+  cl::ParseCommandLineOptions(argc, argv, "execute Chakra traces on a simulated network\n");
+  if (mode != "congestion" && mode != "analytical")
+    die("--mode must be 'congestion' or 'analytical'");
+  if (outFormat != "text" && outFormat != "json")
+    die("--format must be 'text' or 'json'");
+  if (switching != "cut-through" && switching != "store-and-forward")
+    die("--switching must be 'cut-through' or 'store-and-forward'");
+  engine::SimOptions opts = simOptions();
+  net::Topology topo(orDie(net::loadNetworkSpec(network)));
+  if (!faults.empty())
+    orDie(net::applyFaults(faults, orDie(net::loadFaults(faults)), topo));
+  coll::CommGroups groups;
+  if (!commGroup.empty())
+    groups = orDie(coll::loadCommGroups(commGroup, topo.numRanks()));
+  trace::ReadOptions ro;
+  ro.lenient = lenient;
+  trace::Workload w = orDie(trace::loadWorkload(workload, topo.numRanks(), ro));
+  orDie(trace::checkWorkload(w, trace::CheckOptions{opts.system.roofline}));
+  if (lenient)
+    warnLenient(w);
+  bool storeAndForward = astraCompat || switching == "store-and-forward";
+  net::Network net(topo, mode == "analytical" ? net::NetMode::Analytical : net::NetMode::Congestion,
+                   storeAndForward ? net::Switching::StoreAndForward : net::Switching::CutThrough);
+  engine::Simulator sim(w, net, groups, opts);
+  engine::SimResult res = orDie(sim.run());
+  if (!timeline.empty())
+    orDie(report::writeTimeline(timeline, res, w));
+  report::printReport(res, net, report::ReportOptions{outFormat == "json", links}, outs());
+  return 0;
+}

@@ -1,0 +1,258 @@
+//===- RuntimeTest.cpp - Unit tests for the runtime simulator -------------===//
+
+#include "rapid/Collectives/Plan.h"
+#include "rapid/Engine/Simulator.h"
+#include "rapid/Engine/EventQueue.h"
+#include "rapid/Network/Faults.h"
+#include "rapid/Network/Network.h"
+#include "rapid/Network/Routing.h"
+
+#include <gtest/gtest.h>
+#include <thread>
+
+using namespace rapid;
+using namespace rapid::net;
+
+namespace {
+
+DimSpec dim(DimKind kind, std::vector<int> shape, double gbps = 1, double latencyNs = 100) {
+  DimSpec d;
+  d.kind = kind;
+  d.shape = std::move(shape);
+  d.bandwidth = BytesPerSecond(gbps * 1e9);
+  d.latency = Seconds(latencyNs * 1e-9);
+  d.leafSize = d.size();
+  return d;
+}
+
+size_t linkCount(std::vector<DimSpec> dims) { return Topology(NetworkSpec{std::move(dims)}).links().size(); }
+
+std::vector<uint32_t> path(Router &router, const Topology &topo, int src, int dst) {
+  auto r = router.route(src, dst);
+  EXPECT_TRUE(bool(r));
+  std::vector<uint32_t> nodes{uint32_t(src)};
+  for (uint32_t hop = 0; hop < r->length; ++hop)
+    nodes.push_back(topo.links()[router.link(*r, hop)].dst);
+  return nodes;
+}
+
+} // namespace
+
+TEST(EventQueue, OrdersByTimeThenInsertion) {
+  engine::EventQueue q;
+  q.push(50, 0, 1, 0);
+  q.push(10, 0, 2, 0);
+  q.push(50, 0, 3, 0);
+  q.push(10, 0, 4, 0);
+  q.push(0, 0, 5, 0);
+  std::vector<uint32_t> order;
+  while (!q.empty())
+    order.push_back(q.pop().a);
+  EXPECT_EQ(order, (std::vector<uint32_t>{5, 2, 4, 1, 3}));
+  EXPECT_EQ(q.pushed(), 5u);
+}
+
+TEST(EventQueue, ManyEqualTimesStayFifo) {
+  engine::EventQueue q;
+  for (uint32_t i = 0; i < 1000; ++i)
+    q.push(7, 0, i, 0);
+  for (uint32_t i = 0; i < 1000; ++i)
+    EXPECT_EQ(q.pop().a, i);
+}
+
+TEST(Topology, LinkCountsPerKind) {
+  EXPECT_EQ(linkCount({dim(DimKind::Ring, {8})}), 16u);
+  EXPECT_EQ(linkCount({dim(DimKind::Ring, {2})}), 2u);
+  EXPECT_EQ(linkCount({dim(DimKind::FullyConnected, {4})}), 12u);
+  EXPECT_EQ(linkCount({dim(DimKind::Switch, {8})}), 16u);
+  EXPECT_EQ(linkCount({dim(DimKind::Mesh, {8})}), 14u);
+  EXPECT_EQ(linkCount({dim(DimKind::Torus2D, {4, 4})}), 64u);
+  EXPECT_EQ(linkCount({dim(DimKind::Mesh2D, {4, 4})}), 48u);
+  EXPECT_EQ(linkCount({dim(DimKind::KingMesh, {4, 4})}), 84u);
+  EXPECT_EQ(linkCount({dim(DimKind::HyperCube, {8})}), 24u);
+  EXPECT_EQ(linkCount({dim(DimKind::Torus3D, {2, 2, 2})}), 24u);
+  EXPECT_EQ(linkCount({dim(DimKind::Ring, {4}), dim(DimKind::Ring, {2})}), 24u);
+}
+
+TEST(Topology, FatTreeTrunksAreOversubscribed) {
+  DimSpec d = dim(DimKind::FatTree, {8}, 100);
+  d.leafSize = 4;
+  d.oversubscription = 2;
+  Topology topo(NetworkSpec{{d}});
+  // 8 rank links + 2 leaf trunks, both directions; 8 ranks + 2 leaves + spine.
+  EXPECT_EQ(topo.links().size(), 20u);
+  EXPECT_EQ(topo.numNodes(), 11);
+  uint32_t trunk = topo.linkBetween(8, 10);
+  ASSERT_NE(trunk, kNoLink);
+  EXPECT_DOUBLE_EQ(topo.links()[trunk].bytesPerNs, 100.0 * 4 / 2);
+}
+
+TEST(Topology, CoordinatesDimensionZeroFastest) {
+  Topology topo(NetworkSpec{{dim(DimKind::Ring, {4}), dim(DimKind::Switch, {3})}});
+  EXPECT_EQ(topo.numRanks(), 12);
+  EXPECT_EQ(topo.coord(7, 0), 3);
+  EXPECT_EQ(topo.coord(7, 1), 1);
+  EXPECT_EQ(topo.withCoord(7, 1, 2), 11);
+  EXPECT_EQ(topo.lineOf(7, 0), 1);
+  EXPECT_EQ(topo.lineOf(7, 1), 3);
+}
+
+TEST(Routing, RingTakesTheShorterWay) {
+  Topology topo(NetworkSpec{{dim(DimKind::Ring, {8})}});
+  Router router(topo);
+  EXPECT_EQ(path(router, topo, 0, 3), (std::vector<uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(path(router, topo, 0, 6), (std::vector<uint32_t>{0, 7, 6}));
+}
+
+TEST(Routing, DimensionOrderOnTorusAndAcrossDimensions) {
+  Topology torus(NetworkSpec{{dim(DimKind::Torus2D, {4, 4})}});
+  Router r1(torus);
+  // (0,0) -> (3,2): x wraps backwards one hop, then y forward two.
+  EXPECT_EQ(path(r1, torus, 0, 11), (std::vector<uint32_t>{0, 3, 7, 11}));
+  Topology two(NetworkSpec{{dim(DimKind::Ring, {4}), dim(DimKind::Switch, {2})}});
+  Router r2(two);
+  // Fix dimension 0 first (1 -> 2), then cross the switch (node 8 + line 2).
+  EXPECT_EQ(path(r2, two, 1, 6), (std::vector<uint32_t>{1, 2, 10, 6}));
+}
+
+TEST(Routing, HypercubeAndKingMesh) {
+  Topology cube(NetworkSpec{{dim(DimKind::HyperCube, {8})}});
+  Router rc(cube);
+  EXPECT_EQ(path(rc, cube, 0, 7), (std::vector<uint32_t>{0, 1, 3, 7}));
+  Topology king(NetworkSpec{{dim(DimKind::KingMesh, {4, 4})}});
+  Router rk(king);
+  EXPECT_EQ(path(rk, king, 0, 15), (std::vector<uint32_t>{0, 5, 10, 15}));
+}
+
+TEST(Routing, HardFaultReroutesOrDisconnects) {
+  Topology ring(NetworkSpec{{dim(DimKind::Ring, {4})}});
+  ASSERT_FALSE(bool(applyFaults("f.json", {Fault{0, 1, true}}, ring)));
+  Router router(ring);
+  EXPECT_EQ(path(router, ring, 0, 1), (std::vector<uint32_t>{0, 3, 2, 1}));
+  Topology mesh(NetworkSpec{{dim(DimKind::Mesh, {3})}});
+  ASSERT_FALSE(bool(applyFaults("f.json", {Fault{1, 2, true}}, mesh)));
+  Router cut(mesh);
+  auto r = cut.route(0, 2);
+  ASSERT_FALSE(bool(r));
+  EXPECT_EQ(llvm::toString(r.takeError()),
+            "ranks 0 and 2 must communicate but hard faults disconnect them");
+}
+
+TEST(Routing, SoftFaultDeratesBothDirections) {
+  Topology ring(NetworkSpec{{dim(DimKind::Ring, {4}, 2)}});
+  Fault f{0, 1, false, false, 0.25, 50000};
+  ASSERT_FALSE(bool(applyFaults("f.json", {f}, ring)));
+  for (auto [a, b] : {std::pair{0u, 1u}, std::pair{1u, 0u}}) {
+    const Link &l = ring.links()[ring.linkBetween(a, b)];
+    EXPECT_DOUBLE_EQ(l.bytesPerNs, 0.5);
+    EXPECT_EQ(l.latencyPs, 150000);
+  }
+}
+
+TEST(Plan, StepCountsAndBytes) {
+  coll::AlgorithmTable ring;
+  auto ar = coll::planCollective(trace::CollKind::AllReduce, 800, {{8}}, ~0u, 0, ring);
+  EXPECT_EQ(ar.steps.size(), 14u);
+  EXPECT_DOUBLE_EQ(ar.steps[0].bytes, 100);
+  coll::AlgorithmTable hd;
+  hd.perKind[0] = {coll::Algorithm::HalvingDoubling};
+  auto h = coll::planCollective(trace::CollKind::AllReduce, 800, {{8}}, ~0u, 0, hd);
+  ASSERT_EQ(h.steps.size(), 6u);
+  EXPECT_DOUBLE_EQ(h.steps[0].bytes, 400);
+  EXPECT_EQ(h.steps[0].mask, 4u);
+  EXPECT_DOUBLE_EQ(h.steps[5].bytes, 400);
+  // Two dimensions, the second left out by involved_dim.
+  auto d0 = coll::planCollective(trace::CollKind::AllGather, 10, {{4}, {2}}, 0b01, 0, ring);
+  EXPECT_EQ(d0.phases.size(), 1u);
+  EXPECT_EQ(d0.steps.size(), 3u);
+  // A 2-D torus dimension: one phase per axis, rings of 4 then 4.
+  auto torus = coll::planCollective(trace::CollKind::ReduceScatter, 16, {{4, 4}}, ~0u, 0, ring);
+  ASSERT_EQ(torus.phases.size(), 2u);
+  EXPECT_EQ(torus.phases[1].axisStride, 4);
+  EXPECT_EQ(torus.steps.size(), 6u);
+  EXPECT_DOUBLE_EQ(torus.steps[3].bytes, 1);
+  // A group of one needs no steps.
+  EXPECT_TRUE(coll::planCollective(trace::CollKind::AllReduce, 8, {{4}}, ~0u, 1, ring).steps.empty());
+}
+
+TEST(Plan, DoubleBinaryTreesAreComplementary) {
+  // For even p every position is internal in exactly one of the two trees.
+  for (int p : {2, 4, 8, 16}) {
+    for (int pos = 0; pos < p; ++pos) {
+      int internal = 0;
+      for (int tree = 0; tree < 2; ++tree)
+        internal += coll::treeLinks(p, tree, pos).children[0] >= 0;
+      EXPECT_EQ(internal, 1) << "p=" << p << " pos=" << pos;
+    }
+  }
+  coll::TreeLinks root = coll::treeLinks(8, 1, 7);
+  EXPECT_EQ(root.parent, -1);
+  EXPECT_EQ(root.children[0], 6);
+  EXPECT_EQ(root.children[1], 5);
+}
+
+namespace {
+
+/// One all-reduce per rank, built in memory.
+trace::Workload allReduceWorkload(int ranks, int64_t bytes) {
+  trace::Workload w;
+  for (int r = 0; r < ranks; ++r) {
+    trace::RankGraph g;
+    g.rank = r;
+    trace::TraceNode n;
+    n.kind = trace::NodeKind::Coll;
+    n.commType = int64_t(trace::CollKind::AllReduce);
+    n.commSize = bytes;
+    g.nodes.push_back(n);
+    w.ranks.push_back(std::move(g));
+  }
+  return w;
+}
+
+int64_t simulateRing(int ranks) {
+  Topology topo(NetworkSpec{{dim(DimKind::Ring, {ranks})}});
+  Network net(topo, NetMode::Congestion);
+  trace::Workload w = allReduceWorkload(ranks, 4000);
+  coll::CommGroups groups;
+  engine::SimOptions opts;
+  opts.system.splits = 1;
+  auto res = engine::Simulator(w, net, groups, opts).run();
+  return res ? res->totalNs : -1;
+}
+
+} // namespace
+
+TEST(Simulator, IndependentContextsRunInParallelThreads) {
+  // Closed form on an idle ring: 2(p-1)/p * S/B + 2(p-1) L.
+  int64_t expected4 = 6000 + 600, expected8 = 7000 + 1400;
+  int64_t got[4] = {};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&got, i] { got[i] = simulateRing(i % 2 ? 8 : 4); });
+  for (auto &t : threads)
+    t.join();
+  EXPECT_EQ(got[0], expected4);
+  EXPECT_EQ(got[1], expected8);
+  EXPECT_EQ(got[2], expected4);
+  EXPECT_EQ(got[3], expected8);
+}
+
+TEST(Network, CutThroughWaitsForTheTailOfASlowerUpstreamLink) {
+  // Mesh 0 - 1 - 2 where 0->1 is derated to 0.5 B/ns: 1000 B take 2000 ns
+  // there and cannot leave 1 before they have all arrived.
+  Topology topo(NetworkSpec{{dim(DimKind::Mesh, {3})}});
+  ASSERT_FALSE(bool(applyFaults("f.json", {Fault{0, 1, false, true, 0.5, 0}}, topo)));
+  Network cut(topo, NetMode::Congestion, Switching::CutThrough);
+  HopTimes a = cut.sendHop(0, topo.linkBetween(0, 1), 1000, 0);
+  EXPECT_EQ(a.headPs, 100'000);
+  EXPECT_EQ(a.tailPs, 2'100'000);
+  HopTimes b = cut.sendHop(a.headPs, topo.linkBetween(1, 2), 1000, a.tailPs);
+  EXPECT_EQ(b.headPs, 200'000);
+  EXPECT_EQ(b.tailPs, 2'200'000);
+  // The second link is held until the tail has passed.
+  EXPECT_EQ(cut.stats()[topo.linkBetween(1, 2)].busyPs, 2'000'000);
+  Network saf(topo, NetMode::Congestion, Switching::StoreAndForward);
+  HopTimes c = saf.sendHop(0, topo.linkBetween(0, 1), 1000, 0);
+  EXPECT_EQ(c.headPs, 2'100'000);
+  EXPECT_EQ(saf.sendHop(c.headPs, topo.linkBetween(1, 2), 1000, c.tailPs).tailPs, 3'200'000);
+}
