@@ -55,8 +55,27 @@ std::string groupsJson(const emit::Groups &groups) {
   return "{\n" + llvm::join(items, ",\n") + "\n}\n";
 }
 
-/// rapid-sim's network JSON. Link bandwidth is the declared one times the
-/// GPU's `calibration.network` (achieved / peak on the links).
+std::string sanitize(std::string s) {
+  for (char &c : s)
+    if (!llvm::isAlnum(c) && c != '.' && c != '-' && c != '_') c = '_';
+  return s;
+}
+
+std::string faultsJson(const ExperimentPoint &p) {
+  std::vector<std::string> items;
+  for (const RankLinkFault &f : rankLinkFaults(p)) {
+    std::string link = fmt::format("[{}, {}]", f.a, f.b);
+    if (f.hard)
+      items.push_back(fmt::format("  {{\"kind\": \"hard\", \"link\": {}}}", link));
+    else
+      items.push_back(fmt::format("  {{\"kind\": \"soft\", \"link\": {}, \"derate\": {}, \"extra_latency\": \"{} ns\"}}",
+                                  link, formatNumber(f.derate), formatNumber(f.extraLatency * 1e9)));
+  }
+  return "{\"faults\": [\n" + llvm::join(items, ",\n") + "\n]}\n";
+}
+
+} // namespace
+
 std::string networkJson(const ExperimentPoint &p) {
   double cal = p.gpu.count("calibration.network") ? p.gpu.at("calibration.network").num() : 1.0;
   std::vector<std::string> dims;
@@ -74,34 +93,24 @@ std::string networkJson(const ExperimentPoint &p) {
   return "{\"dimensions\": [\n" + llvm::join(dims, ",\n") + "\n]}\n";
 }
 
-/// A fault `dim(a, b)` names the link between positions a and b of that
-/// dimension in the copy of the dimension that holds rank 0.
-std::string faultsJson(const ExperimentPoint &p) {
-  std::vector<std::string> items;
+std::vector<RankLinkFault> rankLinkFaults(const ExperimentPoint &p) {
+  std::vector<RankLinkFault> out;
+  if (!p.faults) return out;
   for (const ResolvedLinkFault &f : p.faults->links) {
     int64_t stride = 1;
     for (const ResolvedDim &d : p.network.dims) {
       if (d.name == f.dim) break;
       stride *= d.size;
     }
-    std::string link = fmt::format("[{}, {}]", f.a * stride, f.b * stride);
-    if (f.hard)
-      items.push_back(fmt::format("  {{\"kind\": \"hard\", \"link\": {}}}", link));
-    else
-      items.push_back(fmt::format("  {{\"kind\": \"soft\", \"link\": {}, \"derate\": {}, \"extra_latency\": \"{} ns\"}}",
-                                  link, formatNumber(f.fields.at("derate").num()),
-                                  formatNumber(f.fields.at("extra_latency").num() * 1e9)));
+    RankLinkFault r{f.a * stride, f.b * stride, f.hard};
+    if (!f.hard) {
+      r.derate = f.fields.at("derate").num();
+      r.extraLatency = f.fields.at("extra_latency").num();
+    }
+    out.push_back(r);
   }
-  return "{\"faults\": [\n" + llvm::join(items, ",\n") + "\n]}\n";
+  return out;
 }
-
-std::string sanitize(std::string s) {
-  for (char &c : s)
-    if (!llvm::isAlnum(c) && c != '.' && c != '-' && c != '_') c = '_';
-  return s;
-}
-
-} // namespace
 
 std::string pointDirectory(const std::string &root, const ExperimentPoint &p) {
   llvm::SmallString<256> dir(root);

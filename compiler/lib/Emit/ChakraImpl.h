@@ -27,6 +27,18 @@ private:
   std::map<std::pair<int64_t, ir::Group>, size_t> byRank;
 };
 
+} // namespace rapid::emit
+
+namespace ChakraProtoMsg {
+class Node;
+}
+
+namespace rapid::emit {
+
+/// The Chakra node of op `idx` of `rank`'s stage graph.
+void fillNode(ChakraProtoMsg::Node &n, const ir::Op &op, size_t idx, int64_t rank, const RankLayout &layout,
+              const Groups &groups);
+
 llvm::Error writeRankTrace(const std::string &path, const ir::Graph &g, int64_t rank, const RankLayout &layout,
                            const Groups &groups);
 

@@ -18,9 +18,10 @@
 #include <fstream>
 
 namespace rapid::emit {
-namespace {
 
 using namespace ChakraProtoMsg;
+
+namespace {
 
 void attrInt(Node &n, const char *name, int64_t v) {
   AttributeProto *a = n.add_attr();
@@ -42,6 +43,8 @@ CollectiveCommType commType(ir::OpKind k) {
   default: return ALL_TO_ALL;
   }
 }
+
+} // namespace
 
 /// Fills `n` for op `idx` of the rank's stage graph.
 void fillNode(Node &n, const ir::Op &op, size_t idx, int64_t rank, const RankLayout &layout, const Groups &groups) {
@@ -82,8 +85,6 @@ void fillNode(Node &n, const ir::Op &op, size_t idx, int64_t rank, const RankLay
   dims->set_name("involved_dim");
   for (bool b : g.involved) dims->mutable_bool_list()->add_values(b);
 }
-
-} // namespace
 
 llvm::Error writeRankTrace(const std::string &path, const ir::Graph &g, int64_t rank, const RankLayout &layout,
                            const Groups &groups) {

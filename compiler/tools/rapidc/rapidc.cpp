@@ -10,6 +10,7 @@
 #include "rapid/Parse/Parser.h"
 #include "rapid/Passes/Memory.h"
 #include "rapid/Passes/Pipeline.h"
+#include "rapid/Run/Run.h"
 #include "rapid/Sema/PointPrinter.h"
 #include "rapid/Sema/Sema.h"
 
@@ -64,23 +65,24 @@ int emitAst(DiagnosticEngine &diags) {
   return 0;
 }
 
-/// The summary table of `rapidc exp.rapid`: every point, its peak memory per
-/// GPU, and whether it runs (or why it was pruned).
-void printTable(const Program &prog, llvm::raw_ostream &os) {
-  os << llvm::formatv("{0,-24} {1,-32} {2,-10} {3,6} {4,12}  {5}\n", "experiment", "point", "workload", "GPUs",
-                      "memory", "status");
+/// `rapidc exp.rapid`: every point simulated (unless pruned), one line or
+/// JSON object each.
+int runAll(const Program &prog, DiagnosticEngine &diags) {
+  if (format == Format::Text) printResultHeader(llvm::outs());
   for (const ExperimentPoint &p : prog.points) {
-    std::string label = p.sweep.empty() ? "-" : pointLabel(p), memory = "-", status = "ok";
-    if (!p.feasible) {
-      status = "pruned: " + p.reason;
-    } else {
-      MemoryReport mem = analyzeMemory(compilePoint(p, {}), p);
-      memory = formatBytes(Bytes(mem.worst().peak));
-      if (!mem.fits) status = "pruned: " + mem.reason;
+    std::optional<RunResult> r;
+    if (p.feasible) {
+      llvm::Expected<RunResult> res = runPoint(p);
+      if (!res) {
+        diags.report(DiagID::BadOption, {}, fmt::format("{}: {}", p.experiment, llvm::toString(res.takeError())));
+        return 1;
+      }
+      r = *res;
     }
-    os << llvm::formatv("{0,-24} {1,-32} {2,-10} {3,6} {4,12}  {5}\n", p.experiment, label, p.workload,
-                        p.network.gpus, memory, status);
+    format == Format::Json ? printResultJson(p, r ? &*r : nullptr, llvm::outs())
+                           : printResultRow(p, r ? &*r : nullptr, llvm::outs());
   }
+  return 0;
 }
 
 } // namespace
@@ -142,12 +144,10 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
-  if (format == Format::Json) {
-    for (const ExperimentPoint &p : prog->points) printPointJson(p, llvm::outs());
-  } else if (emit == Emit::Sema) {
-    for (const ExperimentPoint &p : prog->points) printPointText(p, llvm::outs());
-  } else {
-    printTable(*prog, llvm::outs());
+  if (emit == Emit::Sema) {
+    for (const ExperimentPoint &p : prog->points)
+      format == Format::Json ? printPointJson(p, llvm::outs()) : printPointText(p, llvm::outs());
+    return 0;
   }
-  return 0;
+  return runAll(*prog, diags);
 }

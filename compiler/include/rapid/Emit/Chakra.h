@@ -22,6 +22,21 @@ namespace rapid {
 llvm::Error emitChakra(const ir::Program &prog, const ExperimentPoint &point, const std::string &dir,
                        const std::string &prefix);
 
+/// rapid-sim's network JSON for the point's network: the declared link
+/// bandwidth times the GPU's `calibration.network`.
+std::string networkJson(const ExperimentPoint &point);
+
+/// An explicit link fault named by its end ranks. A fault `dim(a, b)` names
+/// the link between positions a and b of that dimension in the copy of the
+/// dimension that holds rank 0.
+struct RankLinkFault {
+  int64_t a = 0, b = 0;
+  bool hard = false;
+  double derate = 1;
+  double extraLatency = 0; ///< seconds
+};
+std::vector<RankLinkFault> rankLinkFaults(const ExperimentPoint &point);
+
 /// The folder of a point under `root`: `root/<experiment>` or, for a sweep
 /// point, `root/<sweep>/<axis>-<value>_...`.
 std::string pointDirectory(const std::string &root, const ExperimentPoint &point);

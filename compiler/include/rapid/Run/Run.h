@@ -1,0 +1,51 @@
+//===- Run.h - Simulate an experiment point ---------------------*- C++ -*-===//
+//
+// The whole pipeline for one point: lower, cost, check memory, build every
+// rank's Chakra graph in memory (no files), and execute it on the runtime's
+// network with its faults. The result is what `rapidc exp.rapid` reports.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/IR/IR.h"
+#include "rapid/Passes/Memory.h"
+#include "rapid/Sema/Sema.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace rapid {
+
+struct RunResult {
+  MemoryReport memory;
+  bool simulated = false;
+  // Training.
+  double stepTime = 0;      ///< seconds per step (slowest rank)
+  double computeTime = 0;   ///< rank 0: busy computing
+  double exposedComm = 0;   ///< rank 0: communicating with nothing to overlap
+  double bubble = 0;        ///< rank 0: idle (pipeline bubble and waiting)
+  double mfu = 0;           ///< model FLOPs / (step time x GPUs x dense peak)
+  double tokensPerSecond = 0;
+  // Inference.
+  double ttft = 0, itl = 0, total = 0;
+  uint64_t events = 0;      ///< simulator events, for throughput figures
+};
+
+struct RunOptions {
+  std::string timeline; ///< write a Perfetto trace of the simulation here
+};
+
+/// Compiles and, when it fits in memory, simulates one feasible point.
+llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOptions &opts = {});
+
+} // namespace rapid
+
+namespace rapid {
+
+/// One row per point: GPUs, peak memory, step time or TTFT/ITL, MFU,
+/// tokens per second, and ok or why it was pruned.
+void printResultHeader(llvm::raw_ostream &os);
+void printResultRow(const ExperimentPoint &p, const RunResult *r, llvm::raw_ostream &os);
+/// One JSON object per point with the keys of shared/docs/design.md.
+void printResultJson(const ExperimentPoint &p, const RunResult *r, llvm::raw_ostream &os);
+
+} // namespace rapid

@@ -1,0 +1,102 @@
+//===- Run.cpp - Simulate one point and read off its figures --------------===//
+//
+// Training: the step time is the slowest rank's finish; rank 0's compute,
+// exposed communication and idle time make the breakdown (idle is the
+// pipeline bubble plus waiting on other ranks). MFU counts model FLOPs the
+// way Megatron-LM and Korthikanti et al. do (every matmul once, the full
+// attention score matrix, no recompute) against the GPUs' dense peak.
+// Inference: the timeline of the last stage's first rank gives when the
+// prefill's token is out (TTFT) and how long each sampled decode step took;
+// weighted by the steps they stand for they give the total and the mean
+// inter-token latency.
+//===----------------------------------------------------------------------===//
+#include "rapid/Run/Run.h"
+
+#include "Workload.h"
+
+#include "rapid/Engine/Simulator.h"
+#include "rapid/Network/Network.h"
+#include "rapid/Passes/Pipeline.h"
+#include "rapid/Passes/RankLayout.h"
+#include "rapid/Report/Report.h"
+#include "rapid/Sema/Specs.h"
+
+namespace rapid {
+namespace {
+
+/// Matmul FLOPs of all ranks per step, causal attention counted in full.
+double modelFlops(const ir::Program &prog) {
+  double f = 0;
+  for (const ir::Graph &g : prog.stages)
+    for (const ir::Op &op : g.ops) {
+      if (op.phase == ir::Phase::Recompute) continue;
+      if (op.kind == ir::OpKind::Gemm || op.kind == ir::OpKind::DecodeAttention) f += op.flops;
+      if (op.kind == ir::OpKind::FlashAttention) f += op.causal ? 2 * op.flops : op.flops;
+    }
+  const ir::Layout &l = prog.layout;
+  return f * double(l.tp * l.cp * l.dp);
+}
+
+void trainingFigures(RunResult &r, const engine::SimResult &sim, const ir::Program &prog, const ExperimentPoint &p) {
+  r.stepTime = double(sim.totalNs) * 1e-9;
+  const engine::RankResult &r0 = sim.ranks.front();
+  r.computeTime = double(r0.computeNs) * 1e-9;
+  r.exposedComm = double(r0.exposedCommNs) * 1e-9;
+  r.bubble = double(r0.idleNs) * 1e-9;
+  GpuSpec gpu = gpuSpecFrom(p.gpuName, p.gpu);
+  DType t = parseDType(p.fields.at("training.precision").s).value_or(DType::BF16);
+  double gpus = double(p.network.gpus);
+  r.mfu = modelFlops(prog) / (r.stepTime * gpus * gpu.peak(t).value());
+  double tokens = p.fields.at("training.global_batch").num() * p.fields.at("training.seq").num();
+  r.tokensPerSecond = tokens / r.stepTime;
+}
+
+void inferenceFigures(RunResult &r, const engine::SimResult &sim, const ir::Program &prog, const ExperimentPoint &p) {
+  RankLayout layout(prog.layout, p);
+  int64_t lastStage = prog.layout.pp - 1, rank = layout.firstRankOfStage(lastStage);
+  const ir::Graph &g = prog.stages[lastStage];
+  std::vector<int64_t> endPs(prog.decode.size() + 1, 0); // per unit: last op's end
+  for (const engine::Span &s : sim.spans)
+    if (int64_t(s.rank) == rank) {
+      int32_t unit = g.ops[s.node].micro;
+      endPs[unit] = std::max(endPs[unit], s.endPs);
+    }
+  r.ttft = double(endPs[0]) * 1e-12;
+  double decode = 0, steps = 0;
+  for (size_t i = 0; i < prog.decode.size(); ++i) {
+    decode += prog.decode[i].weight * double(endPs[i + 1] - endPs[i]) * 1e-12;
+    steps += prog.decode[i].weight;
+  }
+  r.total = r.ttft + decode;
+  r.itl = steps > 0 ? decode / steps : 0;
+  r.tokensPerSecond = steps > 0 ? p.fields.at("inference.batch").num() * steps / decode : 0;
+}
+
+} // namespace
+
+llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOptions &opts) {
+  ir::Program prog = compilePoint(point, {});
+  RunResult r;
+  r.memory = analyzeMemory(prog, point);
+  if (!r.memory.fits) return r;
+  llvm::Expected<net::NetworkSpec> spec = run::networkSpec(point);
+  if (!spec) return spec.takeError();
+  net::Topology topo(std::move(*spec));
+  if (llvm::Error e = run::applyPointFaults(point, topo)) return std::move(e);
+  llvm::Expected<run::Simulation> sim = run::buildSimulation(prog, point);
+  if (!sim) return sim.takeError();
+  net::Network network(topo, net::NetMode::Congestion);
+  engine::SimOptions so;
+  so.recordTimeline = point.workload == "inference" || !opts.timeline.empty();
+  engine::Simulator simulator(sim->workload, network, sim->groups, so);
+  llvm::Expected<engine::SimResult> res = simulator.run();
+  if (!res) return res.takeError();
+  if (!opts.timeline.empty())
+    if (llvm::Error e = report::writeTimeline(opts.timeline, *res, sim->workload)) return std::move(e);
+  r.simulated = true;
+  r.events = res->events;
+  point.workload == "training" ? trainingFigures(r, *res, prog, point) : inferenceFigures(r, *res, prog, point);
+  return r;
+}
+
+} // namespace rapid

@@ -1,0 +1,58 @@
+//===- Workload.cpp - The runtime's inputs, built in memory ---------------===//
+#include "Workload.h"
+
+#include "../Emit/ChakraImpl.h"
+#include "rapid/Emit/Chakra.h"
+#include "rapid/Network/Faults.h"
+#include "rapid/Network/NetworkConfig.h"
+#include "rapid/Passes/RankLayout.h"
+
+#include "et_def.pb.h"
+
+#include <fmt/format.h>
+
+namespace rapid::run {
+
+llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const ExperimentPoint &point) {
+  RankLayout layout(prog.layout, point);
+  emit::Groups groups(prog, layout);
+  Simulation sim;
+  for (const emit::Groups::Entry &e : groups.all())
+    sim.groups.members[uint32_t(e.id)] = std::vector<int>(e.members.begin(), e.members.end());
+  ChakraProtoMsg::Node node; // reused for every node of every rank
+  for (int64_t r = 0; r < layout.ranks(); ++r) {
+    const ir::Graph &g = prog.stages[layout.coord(r, ir::Group::PP)];
+    trace::GraphBuilder builder(fmt::format("{}.{}", point.experiment, r), int(r));
+    for (size_t i = 0; i < g.ops.size(); ++i) {
+      node.Clear();
+      emit::fillNode(node, g.ops[i], i, r, layout, groups);
+      if (llvm::Error e = builder.add(node)) return std::move(e);
+    }
+    llvm::Expected<trace::RankGraph> rg = builder.finish();
+    if (!rg) return rg.takeError();
+    sim.workload.ranks.push_back(std::move(*rg));
+  }
+  sim.workload.prefix = point.experiment;
+  return sim;
+}
+
+llvm::Expected<net::NetworkSpec> networkSpec(const ExperimentPoint &point) {
+  return net::parseNetworkJson("<network of " + point.experiment + ">", networkJson(point));
+}
+
+llvm::Error applyPointFaults(const ExperimentPoint &point, net::Topology &topo) {
+  std::vector<net::Fault> faults;
+  for (const RankLinkFault &f : rankLinkFaults(point)) {
+    net::Fault nf;
+    nf.src = uint32_t(f.a);
+    nf.dst = uint32_t(f.b);
+    nf.hard = f.hard;
+    nf.derate = f.derate;
+    nf.extraLatencyPs = int64_t(f.extraLatency * 1e12 + 0.5);
+    faults.push_back(nf);
+  }
+  if (faults.empty()) return llvm::Error::success();
+  return net::applyFaults("faults " + point.faults->name, faults, topo);
+}
+
+} // namespace rapid::run

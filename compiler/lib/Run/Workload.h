@@ -1,0 +1,25 @@
+//===- Workload.h - IR to the runtime's in-memory traces (private) -*- C++ -*-===//
+#pragma once
+
+#include "rapid/IR/IR.h"
+#include "rapid/Sema/Sema.h"
+#include "rapid/Collectives/CommGroups.h"
+#include "rapid/Network/Topology.h"
+#include "rapid/Trace/Workload.h"
+
+namespace rapid::run {
+
+struct Simulation {
+  trace::Workload workload;
+  coll::CommGroups groups;
+};
+
+/// Every rank's graph, built through the same Chakra nodes the emitter
+/// writes, so a simulated point and its emitted traces run identically.
+llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const ExperimentPoint &point);
+
+/// The point's network (the emitter's network JSON) with its explicit faults.
+llvm::Expected<net::NetworkSpec> networkSpec(const ExperimentPoint &point);
+llvm::Error applyPointFaults(const ExperimentPoint &point, net::Topology &topo);
+
+} // namespace rapid::run
