@@ -4,6 +4,7 @@
 // (by default) everything that exists. Diagnostics go to stderr, requested
 // output to stdout; exit status 1 on any error.
 //===----------------------------------------------------------------------===//
+#include "CostQuery.h"
 #include "rapid/AST/ASTPrinter.h"
 #include "rapid/Parse/Parser.h"
 #include "rapid/Sema/PointPrinter.h"
@@ -23,7 +24,7 @@ enum class Emit { Ast, Sema, Run };
 enum class Format { Text, Json };
 
 cl::OptionCategory category("rapidc options");
-cl::opt<std::string> inputFile(cl::Positional, cl::desc("<experiment.rapid>"), cl::cat(category));
+cl::list<std::string> inputFiles(cl::Positional, cl::desc("<experiment.rapid>"), cl::cat(category));
 cl::opt<Emit> emit("emit", cl::desc("how far to run the pipeline"), cl::init(Emit::Run),
                    cl::values(clEnumValN(Emit::Ast, "ast", "print the syntax tree"),
                               clEnumValN(Emit::Sema, "sema", "print every resolved experiment point"),
@@ -37,10 +38,20 @@ cl::list<std::string> includeDirs("I", cl::desc("add a directory to the import s
                                   cl::cat(category));
 cl::list<std::string> overrides("set", cl::desc("override a declared value: --set h100.hbm.bandwidth='2 TB/s'"),
                                 cl::value_desc("NAME=VALUE"), cl::cat(category));
+cl::opt<std::string> costQuery("cost", cl::desc("cost one kernel: 'gemm 4096x4096x4096 bf16' (docs/model.md)"),
+                              cl::value_desc("QUERY"), cl::cat(category));
+cl::opt<std::string> costCsv("cost-csv", cl::desc("predict every GEMM of a measured CSV and print the errors"),
+                             cl::value_desc("FILE"), cl::cat(category));
+cl::opt<std::string> hardware("hardware", cl::desc("the gpu declaration --cost and --cost-csv use"),
+                              cl::value_desc("NAME"), cl::cat(category));
+cl::opt<std::string> maxMedianError("max-median-error", cl::desc("--cost-csv fails above this median error"),
+                                    cl::value_desc("PERCENT"), cl::cat(category));
+cl::opt<std::string> maxWorstError("max-worst-error", cl::desc("--cost-csv fails above this worst error"),
+                                   cl::value_desc("PERCENT"), cl::cat(category));
 cl::opt<std::string> stdlibDir("stdlib", cl::desc("where `import std.*` looks"), cl::init(RAPID_STDLIB_DIR),
                                cl::cat(category));
 
-int emitAst(DiagnosticEngine &diags) {
+int emitAst(const std::string &inputFile, DiagnosticEngine &diags) {
   auto buf = llvm::MemoryBuffer::getFile(inputFile, /*IsText=*/true);
   if (!buf) {
     diags.report(DiagID::CannotOpenFile, {}, inputFile, buf.getError().message());
@@ -73,17 +84,23 @@ int main(int argc, char **argv) {
                               "rapid: predicts LLM training and inference time on GPU clusters\n");
   llvm::SourceMgr sm;
   DiagnosticEngine diags(sm);
-  if (inputFile.empty()) {
-    diags.report(DiagID::BadOption, {}, "no input file; usage: rapidc [options] <experiment.rapid>");
-    return 1;
-  }
-  if (emit == Emit::Ast)
-    return emitAst(diags);
-
   SemaOptions opts;
   opts.includeDirs.assign(includeDirs.begin(), includeDirs.end());
   opts.stdlibDir = stdlibDir;
   opts.overrides.assign(overrides.begin(), overrides.end());
+  if (!costQuery.empty() || !costCsv.empty()) {
+    CostOptions co{costQuery, costCsv, hardware, {inputFiles.begin(), inputFiles.end()}, format == Format::Json,
+                   maxMedianError, maxWorstError, opts};
+    return costQuery.empty() ? runCostValidation(co, diags) : runCostQuery(co, diags);
+  }
+  if (inputFiles.size() != 1) {
+    diags.report(DiagID::BadOption, {}, inputFiles.empty() ? "no input file; usage: rapidc [options] <experiment.rapid>"
+                                                           : "expected one input file");
+    return 1;
+  }
+  const std::string &inputFile = inputFiles.front();
+  if (emit == Emit::Ast)
+    return emitAst(inputFile, diags);
   std::optional<Program> prog = analyze(inputFile, opts, diags);
   if (!prog)
     return 1;
