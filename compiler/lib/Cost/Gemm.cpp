@@ -26,9 +26,10 @@ struct Candidate {
   int64_t tiles = 0;
 };
 
-/// Operands whose rows are not a whole number of 16-byte vectors cannot be
-/// copied asynchronously (cp.async needs aligned 16-byte chunks), so the
-/// kernel falls back to element loads staged through registers.
+/// cp.async copies 4, 8 or 16 bytes; the multistage kernels need 16-byte
+/// aligned rows. When either operand's rows (A is M x K, B is K x N, both
+/// row-major) are not whole 16-byte vectors, the library falls back to a
+/// kernel that stages both operands through registers (docs/model.md §2.3).
 bool vectorAligned(const GemmShape &s) {
   double d = bytesOf(s.dtype);
   auto ok = [&](int64_t elems) { return std::fmod(double(elems) * d, detail::kVectorBytes) == 0; };
@@ -37,24 +38,31 @@ bool vectorAligned(const GemmShape &s) {
 
 /// Time of one round of `active` co-resident CTAs on one SM.
 Seconds roundTime(const Candidate &c, int64_t active) {
-  double smRate = mathRate(c.g, c.s.dtype).value() / double(c.g.smCount);
-  Seconds step(2.0 * double(c.tile.m * c.tile.n * c.tile.k) / smRate);
+  double sms = double(c.g.smCount);
+  Seconds step(2.0 * double(c.tile.m * c.tile.n * c.tile.k) / (mathRate(c.g, c.s.dtype).value() / sms));
+  // The SM's share of L2 bandwidth feeds its CTAs' k-slices and takes their
+  // C tiles; it bounds a step when the math per byte is low.
+  BytesPerSecond port = l2Rate(c.g) / sms;
+  double d = bytesOf(c.s.dtype);
+  Seconds slice = Bytes(double((c.tile.m + c.tile.n) * c.tile.k) * d) / port;
   Seconds lat = c.g.hbmLatency;
   Seconds perStep;
   if (vectorAligned(c.s)) {
     // stages-1 slices are in flight while one is consumed (Little's law).
-    perStep = std::max(step * double(active), lat / double(c.occ.stages - 1));
+    perStep = std::max({step * double(active), slice * double(active), lat / double(c.occ.stages - 1)});
   } else {
     // Element loads: two LSU instructions (global load, shared store) per
-    // 32 elements, one warp instruction per SM clock, then a full latency.
+    // 32 elements at one warp instruction per SM clock, and every step
+    // waits a full latency for them.
     double elems = double((c.tile.m + c.tile.n) * c.tile.k);
     Seconds lsu(2 * elems / detail::kWarpSize / c.g.clock.value());
-    perStep = lat + std::max(step, lsu) * double(active);
+    perStep = lat + std::max({step, lsu, slice}) * double(active);
   }
   int64_t kSteps = ceilDiv(c.s.k, c.tile.k);
-  // The first slice arrives one latency after the CTA starts; the C tile's
-  // stores drain one latency after its last step.
-  return perStep * double(kSteps) + lat * 2.0;
+  // The first slice arrives one latency after the CTA starts; the C tiles
+  // leave through the SM's L2 port and drain one latency after that.
+  Seconds epilogue = Bytes(double(c.tile.m * c.tile.n) * d * double(active)) / port;
+  return perStep * double(kSteps) + epilogue + lat * 2.0;
 }
 
 /// The busiest SM's timeline: full rounds, then the partial last one.

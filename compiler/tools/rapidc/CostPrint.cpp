@@ -66,7 +66,7 @@ void printGemm(const std::string &q, const GpuSpec &g, const GemmCost &c, bool j
   os << fmt::format("tile      {}x{}x{} (MxNxK), {} stages, {} warps\n", c.tile.m, c.tile.n, c.tile.k,
                     c.tile.stages, c.tile.warps);
   os << fmt::format("ctas/sm   {}\ntiles     {}\n", c.ctasPerSm, c.tiles);
-  os << fmt::format("waves     {:.2f} ({} waves; the busiest SM runs {} CTAs in {} rounds, {} in the last)\n",
+  os << fmt::format("waves     {:.2f} (ceil {}; the busiest SM runs {} CTAs in {} rounds, {} in the last)\n",
                     w.waves, w.fullWaves, w.perSm, w.rounds, w.lastRoundCtas);
   printTermsText(c.terms, os);
 }

@@ -131,6 +131,8 @@ std::optional<Query> parsePointwise(Words &w) {
     q.work = {Bytes(double(*bytes)), Flops(double(*flops)), 1};
     return q;
   }
+  if (first.empty())
+    return w.fail("expected 'bytes=N flops=N' or an op (" + std::string(pointwiseOpList()) + ") after 'pointwise'");
   q.op = parsePointwiseOp(first);
   if (!q.op)
     return w.fail("expected 'bytes=N flops=N' or an op (" + std::string(pointwiseOpList()) + ") but found '" +

@@ -88,10 +88,10 @@ int main(int argc, char **argv) {
   opts.includeDirs.assign(includeDirs.begin(), includeDirs.end());
   opts.stdlibDir = stdlibDir;
   opts.overrides.assign(overrides.begin(), overrides.end());
-  if (!costQuery.empty() || !costCsv.empty()) {
+  if (costQuery.getNumOccurrences() || costCsv.getNumOccurrences()) {
     CostOptions co{costQuery, costCsv, hardware, {inputFiles.begin(), inputFiles.end()}, format == Format::Json,
                    maxMedianError, maxWorstError, opts};
-    return costQuery.empty() ? runCostValidation(co, diags) : runCostQuery(co, diags);
+    return costQuery.getNumOccurrences() ? runCostQuery(co, diags) : runCostValidation(co, diags);
   }
   if (inputFiles.size() != 1) {
     diags.report(DiagID::BadOption, {}, inputFiles.empty() ? "no input file; usage: rapidc [options] <experiment.rapid>"
