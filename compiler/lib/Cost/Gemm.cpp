@@ -140,7 +140,8 @@ GemmCost evaluate(const Candidate &c) {
 }
 
 /// Prefers the faster candidate, then fewer HBM bytes, then the larger tile,
-/// then fewer stages: a total order, so the choice is deterministic.
+/// then the shallower K step and pipeline: a total order, so the choice is
+/// deterministic.
 bool better(const GemmCost &a, const GemmCost &b) {
   if (a.time != b.time) return a.time < b.time;
   if (a.bytes.hbm != b.bytes.hbm) return a.bytes.hbm < b.bytes.hbm;
@@ -158,11 +159,14 @@ GemmCost gemmCostWithTile(const GpuSpec &g, const GemmShape &s, CtaTile tile) {
   bool found = false;
   int64_t tiles = ceilDiv(s.m, tile.m) * ceilDiv(s.n, tile.n) * s.batch;
   // Deeper pipelines hide more latency but cost shared memory, which can
-  // cost occupancy; try each depth and keep the fastest.
+  // cost occupancy. For each occupancy the deepest pipeline that keeps it is
+  // the best, so only those depths are evaluated.
   for (int64_t stages = detail::kMinStages; stages <= detail::kMaxStages; ++stages) {
     Occupancy occ = occupancy(g, tile, stages, s.dtype);
     if (occ.ctasPerSm < 1)
       break;
+    if (stages < detail::kMaxStages && occupancy(g, tile, stages + 1, s.dtype).ctasPerSm == occ.ctasPerSm)
+      continue;
     tile.stages = stages;
     Candidate c{g, s, tile, occ, scheduleWaves(tiles, g.smCount, occ.ctasPerSm), tiles};
     GemmCost r = evaluate(c);
