@@ -16,16 +16,6 @@ namespace {
 
 using detail::ceilDiv;
 
-/// What one candidate (tile + stages + occupancy) needs from the GPU.
-struct Candidate {
-  const GpuSpec &g;
-  const GemmShape &s;
-  CtaTile tile;
-  Occupancy occ;
-  WaveSchedule sched;
-  int64_t tiles = 0;
-};
-
 /// cp.async copies 4, 8 or 16 bytes; the multistage kernels need 16-byte
 /// aligned rows. When either operand's rows (A is M x K, B is K x N, both
 /// row-major) are not whole 16-byte vectors, the library falls back to a
@@ -36,18 +26,40 @@ bool vectorAligned(const GemmShape &s) {
   return ok(s.k) && ok(s.n);
 }
 
+/// What every candidate of one GEMM shares, computed once per search (the
+/// search runs millions of times in sweeps).
+struct Problem {
+  const GpuSpec &g;
+  const GemmShape &s;
+  double d;                  ///< bytes per element
+  double smRate;             ///< achieved FLOP/s of one SM
+  BytesPerSecond port;       ///< one SM's share of L2 bandwidth
+  bool aligned;
+  Problem(const GpuSpec &g, const GemmShape &s)
+      : g(g), s(s), d(bytesOf(s.dtype)), smRate(mathRate(g, s.dtype).value() / double(g.smCount)),
+        port(l2Rate(g) / double(g.smCount)), aligned(vectorAligned(s)) {}
+};
+
+/// What one candidate (tile + stages + occupancy) needs from the GPU.
+struct Candidate {
+  const Problem &p;
+  const GpuSpec &g;
+  const GemmShape &s;
+  CtaTile tile;
+  Occupancy occ;
+  WaveSchedule sched;
+  int64_t tiles = 0;
+};
+
 /// Time of one round of `active` co-resident CTAs on one SM.
 Seconds roundTime(const Candidate &c, int64_t active) {
-  double sms = double(c.g.smCount);
-  Seconds step(2.0 * double(c.tile.m * c.tile.n * c.tile.k) / (mathRate(c.g, c.s.dtype).value() / sms));
+  Seconds step(2.0 * double(c.tile.m * c.tile.n * c.tile.k) / c.p.smRate);
   // The SM's share of L2 bandwidth feeds its CTAs' k-slices and takes their
   // C tiles; it bounds a step when the math per byte is low.
-  BytesPerSecond port = l2Rate(c.g) / sms;
-  double d = bytesOf(c.s.dtype);
-  Seconds slice = Bytes(double((c.tile.m + c.tile.n) * c.tile.k) * d) / port;
+  Seconds slice = Bytes(double((c.tile.m + c.tile.n) * c.tile.k) * c.p.d) / c.p.port;
   Seconds lat = c.g.hbmLatency;
   Seconds perStep;
-  if (vectorAligned(c.s)) {
+  if (c.p.aligned) {
     // stages-1 slices are in flight while one is consumed (Little's law).
     perStep = std::max({step * double(active), slice * double(active), lat / double(c.occ.stages - 1)});
   } else {
@@ -61,7 +73,7 @@ Seconds roundTime(const Candidate &c, int64_t active) {
   int64_t kSteps = ceilDiv(c.s.k, c.tile.k);
   // The first slice arrives one latency after the CTA starts; the C tiles
   // leave through the SM's L2 port and drain one latency after that.
-  Seconds epilogue = Bytes(double(c.tile.m * c.tile.n) * d * double(active)) / port;
+  Seconds epilogue = Bytes(double(c.tile.m * c.tile.n) * c.p.d * double(active)) / c.p.port;
   return perStep * double(kSteps) + epilogue + lat * 2.0;
 }
 
@@ -115,9 +127,8 @@ Traffic traffic(const Candidate &c) {
 GemmCost evaluate(const Candidate &c) {
   Traffic bytes = traffic(c);
   Seconds timeline = smTimeline(c);
-  double smRate = mathRate(c.g, c.s.dtype).value() / double(c.g.smCount);
   Seconds math(2.0 * double(c.tile.m * c.tile.n) * double(ceilDiv(c.s.k, c.tile.k) * c.tile.k) *
-               double(c.sched.perSm) / smRate);
+               double(c.sched.perSm) / c.p.smRate);
   Terms terms;
   // The timeline counts as compute while math fills most of it; once the
   // latency the pipeline cannot hide is the larger part, it is latency.
@@ -151,9 +162,10 @@ bool better(const GemmCost &a, const GemmCost &b) {
   return a.tile.stages < b.tile.stages;
 }
 
-} // namespace
-
-GemmCost gemmCostWithTile(const GpuSpec &g, const GemmShape &s, CtaTile tile) {
+/// The best pipeline depth for one tile.
+GemmCost searchStages(const Problem &p, CtaTile tile) {
+  const GpuSpec &g = p.g;
+  const GemmShape &s = p.s;
   tile.warps = detail::warpsFor(tile.m, tile.n);
   GemmCost best;
   bool found = false;
@@ -161,14 +173,15 @@ GemmCost gemmCostWithTile(const GpuSpec &g, const GemmShape &s, CtaTile tile) {
   // Deeper pipelines hide more latency but cost shared memory, which can
   // cost occupancy. For each occupancy the deepest pipeline that keeps it is
   // the best, so only those depths are evaluated.
-  for (int64_t stages = detail::kMinStages; stages <= detail::kMaxStages; ++stages) {
-    Occupancy occ = occupancy(g, tile, stages, s.dtype);
-    if (occ.ctasPerSm < 1)
-      break;
-    if (stages < detail::kMaxStages && occupancy(g, tile, stages + 1, s.dtype).ctasPerSm == occ.ctasPerSm)
+  Occupancy occ[detail::kMaxStages + 2] = {};
+  for (int64_t st = detail::kMinStages; st <= detail::kMaxStages; ++st)
+    occ[st] = occupancy(g, tile, st, s.dtype);
+  for (int64_t stages = detail::kMinStages; stages <= detail::kMaxStages && occ[stages].ctasPerSm > 0; ++stages) {
+    if (occ[stages + 1].ctasPerSm == occ[stages].ctasPerSm)
       continue;
     tile.stages = stages;
-    Candidate c{g, s, tile, occ, scheduleWaves(tiles, g.smCount, occ.ctasPerSm), tiles};
+    int64_t ctas = occ[stages].ctasPerSm;
+    Candidate c{p, g, s, tile, occ[stages], scheduleWaves(tiles, g.smCount, ctas), tiles};
     GemmCost r = evaluate(c);
     if (!found || better(r, best)) {
       best = r;
@@ -178,15 +191,22 @@ GemmCost gemmCostWithTile(const GpuSpec &g, const GemmShape &s, CtaTile tile) {
   return best; // ctasPerSm == 0 when the tile cannot run at all
 }
 
+} // namespace
+
+GemmCost gemmCostWithTile(const GpuSpec &g, const GemmShape &s, CtaTile tile) {
+  return searchStages(Problem(g, s), tile);
+}
+
 GemmCost gemmCost(const GpuSpec &g, const GemmShape &s) {
   static constexpr int64_t kMn[] = {64, 128, 256};
   static constexpr int64_t kK[] = {32, 64};
+  Problem p(g, s);
   GemmCost best;
   bool found = false;
   for (int64_t tm : kMn)
     for (int64_t tn : kMn)
       for (int64_t tk : kK) {
-        GemmCost r = gemmCostWithTile(g, s, CtaTile{tm, tn, tk, 0, 0});
+        GemmCost r = searchStages(p, CtaTile{tm, tn, tk, 0, 0});
         if (r.ctasPerSm > 0 && (!found || better(r, best))) {
           best = r;
           found = true;

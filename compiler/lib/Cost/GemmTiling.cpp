@@ -30,11 +30,11 @@ Bytes smemPerCta(const CtaTile &tile, int64_t stages, DType t) {
 Occupancy occupancy(const GpuSpec &g, const CtaTile &tile, int64_t stages, DType t) {
   Occupancy o;
   o.stages = stages;
-  double threads = double(tile.warps * detail::kWarpSize);
-  double perThread = registersPerCta(tile).value() / threads / detail::kRegisterBytes;
+  Bytes regs = registersPerCta(tile);
+  double perThread = regs.value() / double(tile.warps * detail::kWarpSize) / detail::kRegisterBytes;
   if (perThread > detail::kMaxRegsPerThread)
     return o; // the accumulators alone would spill: not a real kernel
-  int64_t byRegs = int64_t(g.registersPerSm / registersPerCta(tile));
+  int64_t byRegs = int64_t(g.registersPerSm / regs);
   int64_t bySmem = int64_t(g.smemPerSm / smemPerCta(tile, stages, t));
   o.ctasPerSm = std::min(byRegs, bySmem);
   o.limit = byRegs <= bySmem ? Occupancy::Registers : Occupancy::SharedMemory;
