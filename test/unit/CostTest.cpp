@@ -28,6 +28,13 @@ GpuSpec testGpu() {
   return g;
 }
 
+void expectSchedule(const WaveSchedule &w, int64_t fullWaves, int64_t perSm, int64_t rounds, int64_t last) {
+  EXPECT_EQ(w.fullWaves, fullWaves);
+  EXPECT_EQ(w.perSm, perSm);
+  EXPECT_EQ(w.rounds, rounds);
+  EXPECT_EQ(w.lastRoundCtas, last);
+}
+
 CtaTile tile(int64_t m, int64_t n, int64_t k) { return CtaTile{m, n, k, 0, std::max<int64_t>(4, m * n / 4096)}; }
 
 } // namespace
@@ -35,34 +42,22 @@ CtaTile tile(int64_t m, int64_t n, int64_t k) { return CtaTile{m, n, k, 0, std::
 TEST(Waves, FullWavesDivideEvenly) {
   WaveSchedule w = scheduleWaves(/*tiles=*/648, /*sms=*/108, /*ctasPerSm=*/3);
   EXPECT_DOUBLE_EQ(w.waves, 2.0);
-  EXPECT_EQ(w.fullWaves, 2);
-  EXPECT_EQ(w.perSm, 6);
-  EXPECT_EQ(w.rounds, 2);
-  EXPECT_EQ(w.lastRoundCtas, 3);
+  expectSchedule(w, /*fullWaves=*/2, /*perSm=*/6, /*rounds=*/2, /*last=*/3);
 }
 
 TEST(Waves, PartialLastWave) {
   // 1024 tiles on 108 SMs x 3: the busiest SM gets ceil(1024/108) = 10.
   WaveSchedule w = scheduleWaves(1024, 108, 3);
   EXPECT_NEAR(w.waves, 1024.0 / 324.0, 1e-12);
-  EXPECT_EQ(w.fullWaves, 4);
-  EXPECT_EQ(w.perSm, 10);
-  EXPECT_EQ(w.rounds, 4);
-  EXPECT_EQ(w.lastRoundCtas, 1);
+  expectSchedule(w, 4, 10, 4, 1);
 }
 
 TEST(Waves, FewerTilesThanSms) {
-  WaveSchedule w = scheduleWaves(16, 108, 4);
-  EXPECT_EQ(w.fullWaves, 1);
-  EXPECT_EQ(w.perSm, 1);
-  EXPECT_EQ(w.rounds, 1);
-  EXPECT_EQ(w.lastRoundCtas, 1);
+  expectSchedule(scheduleWaves(16, 108, 4), 1, 1, 1, 1);
 }
 
 TEST(Waves, NothingToSchedule) {
-  WaveSchedule w = scheduleWaves(0, 108, 3);
-  EXPECT_EQ(w.fullWaves, 0);
-  EXPECT_EQ(w.perSm, 0);
+  expectSchedule(scheduleWaves(0, 108, 3), 0, 0, 0, 0);
 }
 
 TEST(Occupancy, RegistersLimit128x128) {

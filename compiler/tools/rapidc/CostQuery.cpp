@@ -42,6 +42,13 @@ public:
       }
     return false;
   }
+  /// Whether `second` of two exclusive flags is present; nothing (after
+  /// reporting) when both are.
+  std::optional<bool> takeEither(const std::string &first, const std::string &second) {
+    bool a = takeFlag(first), b = takeFlag(second);
+    if (a && b) return fail("'" + first + "' and '" + second + "' exclude each other");
+    return b;
+  }
   /// `key=N` with N a positive whole number; `dflt` when absent and allowed.
   std::optional<int64_t> takeInt(std::string_view key, std::optional<int64_t> dflt = std::nullopt) {
     std::string prefix = std::string(key) + "=";
@@ -112,12 +119,11 @@ std::optional<Query> parseAttention(Words &w) {
     return w.fail("'heads' (" + std::to_string(*h) + ") must be a multiple of 'kv_heads' (" +
                   std::to_string(*kv) + ")");
   q.shape = {*b, *s, *h, *kv, *d, w.takeFlag("causal"), *w.takeDType()};
-  bool naive = w.takeFlag("naive");
-  if (w.takeFlag("flash") && naive) return w.fail("'flash' and 'naive' exclude each other");
-  q.flash = !naive;
-  bool bwd = w.takeFlag("bwd");
-  if (w.takeFlag("fwd") && bwd) return w.fail("'fwd' and 'bwd' exclude each other");
-  q.pass = bwd ? Pass::Backward : Pass::Forward;
+  auto naive = w.takeEither("flash", "naive");
+  auto bwd = naive ? w.takeEither("fwd", "bwd") : std::nullopt;
+  if (!bwd) return std::nullopt;
+  q.flash = !*naive;
+  q.pass = *bwd ? Pass::Backward : Pass::Forward;
   if (!w.finish("kv_heads=K, causal, flash, naive, fwd, bwd or a dtype")) return std::nullopt;
   return q;
 }
@@ -142,9 +148,9 @@ std::optional<Query> parsePointwise(Words &w) {
   if (!elements) return std::nullopt;
   q.elements = *elements;
   q.dtype = *w.takeDType();
-  bool bwd = w.takeFlag("bwd");
-  if (w.takeFlag("fwd") && bwd) return w.fail("'fwd' and 'bwd' exclude each other");
-  q.pass = bwd ? Pass::Backward : Pass::Forward;
+  auto bwd = w.takeEither("fwd", "bwd");
+  if (!bwd) return std::nullopt;
+  q.pass = *bwd ? Pass::Backward : Pass::Forward;
   if (!w.finish("fwd, bwd or a dtype")) return std::nullopt;
   q.work = pointwiseWork(*q.op, q.elements, q.dtype, q.pass);
   return q;
