@@ -48,7 +48,7 @@ Blocks chooseBlocks(const GpuSpec &g, const AttentionShape &s, Pass pass) {
       if (regs <= g.registersPerSm.value() / 2 && smem <= g.smemPerSm.value())
         return {std::min(q, s.seq), std::min(kv, s.seq)};
     }
-  return {std::min<int64_t>(32, s.seq), std::min<int64_t>(32, s.seq)};
+  return {0, 0}; // no block fits: FlashAttention cannot run this head size
 }
 
 /// Key blocks that query block `r` visits.
@@ -136,6 +136,8 @@ int64_t causalActiveBlocks(int64_t seq, int64_t blockQ, int64_t blockKv) {
 }
 
 AttentionCost flashAttention(const GpuSpec &g, const AttentionShape &s, Pass pass) {
+  if (chooseBlocks(g, s, pass).q == 0)
+    return AttentionCost{};
   FlashWork w = flashWork(g, s, pass);
   Traffic bytes = flashTraffic(g, s, w, pass);
   Terms terms;

@@ -12,6 +12,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <fmt/format.h>
+
 
 using namespace rapid::cost;
 
@@ -90,6 +92,15 @@ private:
   DiagnosticEngine &diags;
 };
 
+/// Whether the product of `sizes` reaches 2^62: the model multiplies them
+/// in 64-bit integers, so larger shapes are refused rather than wrapped.
+bool tooLarge(std::initializer_list<int64_t> sizes) {
+  __int128 p = 1;
+  for (int64_t v : sizes)
+    if ((p *= v) >= (__int128(1) << 62)) return true;
+  return false;
+}
+
 std::optional<Query> parseGemm(Words &w) {
   if (w.empty()) return w.fail("expected 'MxKxN' after 'gemm'");
   std::string dims = w.take();
@@ -104,6 +115,8 @@ std::optional<Query> parseGemm(Words &w) {
   auto batch = w.takeInt("batch", 1);
   auto dt = w.takeDType();
   if (!batch || !w.finish("'batch=B' or a dtype (fp32, tf32, bf16, fp16, fp8)")) return std::nullopt;
+  if (tooLarge({q.shape.m, q.shape.n, q.shape.k, *batch}))
+    return w.fail("'" + dims + "' with batch=" + std::to_string(*batch) + " is too large (M*N*K*batch must be below 2^62)");
   q.shape.batch = *batch;
   q.shape.dtype = *dt;
   return q;
@@ -118,6 +131,8 @@ std::optional<Query> parseAttention(Words &w) {
   if (*h % *kv != 0)
     return w.fail("'heads' (" + std::to_string(*h) + ") must be a multiple of 'kv_heads' (" +
                   std::to_string(*kv) + ")");
+  if (tooLarge({*b, *h, *s, *s, *d}))
+    return w.fail("b*heads*s*s*head_dim is too large (must be below 2^62)");
   q.shape = {*b, *s, *h, *kv, *d, w.takeFlag("causal"), *w.takeDType()};
   auto naive = w.takeEither("flash", "naive");
   auto bwd = naive ? w.takeEither("fwd", "bwd") : std::nullopt;
@@ -203,9 +218,19 @@ int runCostQuery(const CostOptions &o, DiagnosticEngine &diags) {
   if (!g) return 1;
   llvm::raw_ostream &os = llvm::outs();
   if (auto *gq = std::get_if<GemmQuery>(&*q)) {
-    printGemm(o.query, *g, gemmCost(*g, gq->shape), o.json, os);
+    GemmCost c = gemmCost(*g, gq->shape);
+    if (c.ctasPerSm == 0) {
+      diags.report(DiagID::NoKernelFits, {}, "GEMM", g->name, "no CTA tile fits its registers and shared memory");
+      return 1;
+    }
+    printGemm(o.query, *g, c, o.json, os);
   } else if (auto *aq = std::get_if<AttentionQuery>(&*q)) {
     AttentionCost c = aq->flash ? flashAttention(*g, aq->shape, aq->pass) : naiveAttention(*g, aq->shape, aq->pass);
+    if (aq->flash && c.blockQ == 0) {
+      diags.report(DiagID::NoKernelFits, {}, "FlashAttention", g->name,
+                   fmt::format("head_dim={} does not fit on chip; try 'naive'", aq->shape.headDim));
+      return 1;
+    }
     printAttention(o.query, *g, *aq, c, o.json, os);
   } else {
     printPointwise(o.query, *g, pointwiseCost(*g, std::get<PointwiseQuery>(*q).work), o.json, os);

@@ -36,6 +36,8 @@ struct AttentionCost : KernelCost {
 /// partly or wholly visible: row block r sees key blocks up to its last row.
 int64_t causalActiveBlocks(int64_t seq, int64_t blockQ, int64_t blockKv);
 
+/// blockQ == 0 in the result: no block of the head fits on chip (the caller
+/// falls back to naive attention or reports it).
 AttentionCost flashAttention(const GpuSpec &g, const AttentionShape &s, Pass pass);
 AttentionCost naiveAttention(const GpuSpec &g, const AttentionShape &s, Pass pass);
 

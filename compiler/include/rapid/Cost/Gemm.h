@@ -59,6 +59,7 @@ Occupancy occupancy(const GpuSpec &g, const CtaTile &tile, int64_t stages, DType
 WaveSchedule scheduleWaves(int64_t tiles, int64_t sms, int64_t ctasPerSm);
 
 /// The fastest tiling of `s` on `g`. The shape must have positive sizes.
+/// ctasPerSm == 0 in the result: no candidate tile fits on the GPU.
 GemmCost gemmCost(const GpuSpec &g, const GemmShape &s);
 /// The cost of `s` with one given tile (stages chosen by the model).
 GemmCost gemmCostWithTile(const GpuSpec &g, const GemmShape &s, CtaTile tile);
