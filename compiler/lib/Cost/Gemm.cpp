@@ -71,10 +71,14 @@ Seconds roundTime(const Candidate &c, int64_t active) {
     perStep = lat + std::max({step, lsu, slice}) * double(active);
   }
   int64_t kSteps = ceilDiv(c.s.k, c.tile.k);
-  // The first slice arrives one latency after the CTA starts; the C tiles
-  // leave through the SM's L2 port and drain one latency after that.
+  // Pipeline fill and drain overlap no math: the prologue loads stages-1
+  // slices (the first arrives one latency after the CTA starts), and the C
+  // tiles leave through the SM's L2 port after the last step and drain one
+  // latency later.
+  int64_t fillSlices = std::min(c.occ.stages - 1, kSteps);
+  Seconds fill = slice * double(fillSlices * active);
   Seconds epilogue = Bytes(double(c.tile.m * c.tile.n) * c.p.d * double(active)) / c.p.port;
-  return perStep * double(kSteps) + epilogue + lat * 2.0;
+  return perStep * double(kSteps) + fill + epilogue + lat * 2.0;
 }
 
 /// The busiest SM's timeline: full rounds, then the partial last one.

@@ -22,7 +22,7 @@ namespace {
 struct Row {
   int64_t m = 0, k = 0, n = 0;
   double measuredS = 0;
-  std::string measuredTile;
+  CtaTile measuredTile; ///< the library's tile, when the CSV has cta_m, cta_n, cta_k
 };
 
 std::optional<size_t> column(const llvm::SmallVectorImpl<llvm::StringRef> &header, llvm::StringRef name) {
@@ -48,7 +48,11 @@ std::optional<std::vector<Row>> readRows(const std::string &path, DiagnosticEngi
     if (!c) return diags.report(DiagID::BadCsv, {}, path, 1, fmt::format("no column '{}'", names[i])), std::nullopt;
     at[i] = *c;
   }
-  auto tileCols = std::array{column(header, "cta_m"), column(header, "cta_n"), column(header, "cta_k")};
+  // cuBLAS is column-major: it computes C^T = B^T A^T, so its CTA tile's
+  // first side (cta_m) runs along our N and cta_n along our M. The grid sizes
+  // in the Nsight table confirm it (8192x1024x128 with a 64x256 tile has 64
+  // CTAs only when the 256 side runs along M).
+  auto tileCols = std::array{column(header, "cta_n"), column(header, "cta_m"), column(header, "cta_k")};
   std::vector<Row> rows;
   for (size_t l = 1; l < lines.size(); ++l) {
     llvm::SmallVector<llvm::StringRef> f;
@@ -61,11 +65,33 @@ std::optional<std::vector<Row>> readRows(const std::string &path, DiagnosticEngi
     if (bad) return diags.report(DiagID::BadCsv, {}, path, l + 1, "expected positive m, k, n and latency_ms"), std::nullopt;
     r.measuredS *= 1e-3;
     if (tileCols[0] && tileCols[1] && tileCols[2])
-      r.measuredTile = fmt::format("{}x{}x{}", f[*tileCols[0]].str(), f[*tileCols[1]].str(), f[*tileCols[2]].str());
+      bad = f[*tileCols[0]].getAsInteger(10, r.measuredTile.m) || f[*tileCols[1]].getAsInteger(10, r.measuredTile.n) ||
+            f[*tileCols[2]].getAsInteger(10, r.measuredTile.k);
+    if (bad) return diags.report(DiagID::BadCsv, {}, path, l + 1, "expected whole numbers in cta_m, cta_n, cta_k"), std::nullopt;
     rows.push_back(r);
   }
   return rows;
 }
+
+/// Absolute relative errors of predictions against measurements.
+struct Errors {
+  std::vector<double> abs;
+  size_t worstAt = 0;
+  /// Records one prediction; returns its signed relative error.
+  double add(double predicted, double measured) {
+    double e = (predicted - measured) / measured;
+    if (!abs.empty() && std::fabs(e) > abs[worstAt]) worstAt = abs.size();
+    abs.push_back(std::fabs(e));
+    return e;
+  }
+  double worst() const { return abs.empty() ? 0 : abs[worstAt]; }
+  double median() const {
+    std::vector<double> v = abs;
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  }
+};
 
 /// "15%" or "15" -> 0.15; nothing when the text is not a percentage.
 std::optional<double> parsePercent(llvm::StringRef s) {
@@ -95,29 +121,35 @@ int runCostValidation(const CostOptions &o, DiagnosticEngine &diags) {
   auto g = costquery::resolveGpu(o, diags);
   if (!g) return 1;
   llvm::raw_ostream &os = llvm::outs();
-  os << fmt::format("{:>6} {:>6} {:>6} {:>12} {:>12} {:>8}  {:<16} {:<12} {}\n", "m", "k", "n", "measured_ms",
-                    "predicted_ms", "error", "tile(model)", "tile(ncu)", "bound");
-  std::vector<double> errors;
-  size_t worstAt = 0;
+  os << fmt::format("{:>6} {:>6} {:>6} {:>12} {:>12} {:>8}  {:<14} {:<8} | {:<12} {:>12} {:>8}\n", "m", "k", "n",
+                    "measured_ms", "predicted_ms", "error", "tile(model)", "bound", "tile(ncu)", "w/ncu_tile", "error");
+  Errors own, given;
   for (const Row &r : *rows) {
-    GemmCost c = gemmCost(*g, GemmShape{r.m, r.k, r.n, 1, DType::BF16});
-    double err = (c.time.value() - r.measuredS) / r.measuredS;
-    if (!errors.empty() && std::fabs(err) > errors[worstAt]) worstAt = errors.size();
-    errors.push_back(std::fabs(err));
-    os << fmt::format("{:>6} {:>6} {:>6} {:>12.4f} {:>12.4f} {:>+7.1f}%  {:<16} {:<12} {}\n", r.m, r.k, r.n,
+    GemmShape shape{r.m, r.k, r.n, 1, DType::BF16};
+    GemmCost c = gemmCost(*g, shape);
+    double err = own.add(c.time.value(), r.measuredS);
+    os << fmt::format("{:>6} {:>6} {:>6} {:>12.4f} {:>12.4f} {:>+7.1f}%  {:<14} {:<8} |", r.m, r.k, r.n,
                       r.measuredS * 1e3, c.time.value() * 1e3, err * 100,
-                      fmt::format("{}x{}x{}/{}", c.tile.m, c.tile.n, c.tile.k, c.tile.stages), r.measuredTile,
-                      nameOf(c.bound));
+                      fmt::format("{}x{}x{}/{}", c.tile.m, c.tile.n, c.tile.k, c.tile.stages), nameOf(c.bound));
+    // The same model held to the library's tile separates the error of the
+    // time model from that of the tile choice.
+    GemmCost t = r.measuredTile.m ? gemmCostWithTile(*g, shape, r.measuredTile) : GemmCost{};
+    if (t.ctasPerSm > 0) {
+      double terr = given.add(t.time.value(), r.measuredS);
+      os << fmt::format(" {:<12} {:>12.4f} {:>+7.1f}%", fmt::format("{}x{}x{}", r.measuredTile.m, r.measuredTile.n,
+                                                                     r.measuredTile.k),
+                        t.time.value() * 1e3, terr * 100);
+    }
+    os << "\n";
   }
-  std::vector<double> sorted = errors;
-  std::sort(sorted.begin(), sorted.end());
-  size_t n = sorted.size();
-  double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  const Row &w = (*rows)[worstAt];
-  os << fmt::format("summary: {} rows, median |error| {:.1f}%, worst |error| {:.1f}% (m={} k={} n={})\n", n,
-                    median * 100, errors[worstAt] * 100, w.m, w.k, w.n);
-  bool ok = checkBound("median", o.maxMedianError, median, diags);
-  ok = checkBound("worst", o.maxWorstError, errors[worstAt], diags) && ok;
+  const Row &w = (*rows)[own.worstAt];
+  os << fmt::format("summary: {} rows, median |error| {:.1f}%, worst |error| {:.1f}% (m={} k={} n={})\n",
+                    rows->size(), own.median() * 100, own.worst() * 100, w.m, w.k, w.n);
+  if (!given.abs.empty())
+    os << fmt::format("with the measured tiles: {} rows, median |error| {:.1f}%, worst |error| {:.1f}%\n",
+                      given.abs.size(), given.median() * 100, given.worst() * 100);
+  bool ok = checkBound("median", o.maxMedianError, own.median(), diags);
+  ok = checkBound("worst", o.maxWorstError, own.worst(), diags) && ok;
   return ok ? 0 : 1;
 }
 
