@@ -166,8 +166,15 @@ bool better(const GemmCost &a, const GemmCost &b) {
   return a.tile.stages < b.tile.stages;
 }
 
-/// The best pipeline depth for one tile.
-GemmCost searchStages(const Problem &p, CtaTile tile) {
+/// A lower bound of a candidate's time: its math alone plus the launch.
+Seconds mathFloor(const Problem &p, const CtaTile &tile, const WaveSchedule &w) {
+  double kPad = double(ceilDiv(p.s.k, tile.k) * tile.k);
+  return Seconds(2.0 * double(tile.m * tile.n) * kPad * double(w.perSm) / p.smRate) + p.g.launchOverhead;
+}
+
+/// The best pipeline depth for one tile; candidates whose math alone is
+/// slower than `cutoff` are not evaluated (the search is hot in sweeps).
+GemmCost searchStages(const Problem &p, CtaTile tile, Seconds cutoff) {
   const GpuSpec &g = p.g;
   const GemmShape &s = p.s;
   tile.warps = detail::warpsFor(tile.m, tile.n);
@@ -184,9 +191,10 @@ GemmCost searchStages(const Problem &p, CtaTile tile) {
     if (occ[stages + 1].ctasPerSm == occ[stages].ctasPerSm)
       continue;
     tile.stages = stages;
-    int64_t ctas = occ[stages].ctasPerSm;
-    Candidate c{p, g, s, tile, occ[stages], scheduleWaves(tiles, g.smCount, ctas), tiles};
-    GemmCost r = evaluate(c);
+    WaveSchedule sched = scheduleWaves(tiles, g.smCount, occ[stages].ctasPerSm);
+    if (mathFloor(p, tile, sched) > cutoff)
+      continue;
+    GemmCost r = evaluate(Candidate{p, g, s, tile, occ[stages], sched, tiles});
     if (!found || better(r, best)) {
       best = r;
       found = true;
@@ -198,7 +206,7 @@ GemmCost searchStages(const Problem &p, CtaTile tile) {
 } // namespace
 
 GemmCost gemmCostWithTile(const GpuSpec &g, const GemmShape &s, CtaTile tile) {
-  return searchStages(Problem(g, s), tile);
+  return searchStages(Problem(g, s), tile, Seconds(INFINITY));
 }
 
 GemmCost gemmCost(const GpuSpec &g, const GemmShape &s) {
@@ -210,7 +218,7 @@ GemmCost gemmCost(const GpuSpec &g, const GemmShape &s) {
   for (int64_t tm : kMn)
     for (int64_t tn : kMn)
       for (int64_t tk : kK) {
-        GemmCost r = searchStages(p, CtaTile{tm, tn, tk, 0, 0});
+        GemmCost r = searchStages(p, CtaTile{tm, tn, tk, 0, 0}, found ? best.time : Seconds(INFINITY));
         if (r.ctasPerSm > 0 && (!found || better(r, best))) {
           best = r;
           found = true;
