@@ -31,6 +31,31 @@ std::optional<size_t> column(const llvm::SmallVectorImpl<llvm::StringRef> &heade
   return std::nullopt;
 }
 
+/// Where the columns the validation reads are in the header.
+struct Columns {
+  size_t m, k, n, latency;
+  std::optional<size_t> tile[3]; ///< our M, N, K sides of the library's tile
+};
+
+/// One data line; "" on success, else what is wrong with it.
+std::string parseRow(llvm::StringRef line, size_t fields, const Columns &c, Row &r) {
+  llvm::SmallVector<llvm::StringRef> f;
+  line.trim().split(f, ',');
+  if (f.size() != fields) return fmt::format("expected {} fields but found {}", fields, f.size());
+  const std::pair<size_t, int64_t *> ints[] = {{c.m, &r.m}, {c.k, &r.k}, {c.n, &r.n}};
+  for (auto [at, out] : ints)
+    if (f[at].getAsInteger(10, *out) || *out <= 0)
+      return fmt::format("expected positive whole numbers for m, k, n but found '{}'", f[at].str());
+  if (f[c.latency].getAsDouble(r.measuredS) || r.measuredS <= 0)
+    return fmt::format("expected a positive latency_ms but found '{}'", f[c.latency].str());
+  r.measuredS *= 1e-3;
+  int64_t *sides[] = {&r.measuredTile.m, &r.measuredTile.n, &r.measuredTile.k};
+  for (int i = 0; i < 3 && c.tile[0] && c.tile[1] && c.tile[2]; ++i)
+    if (f[*c.tile[i]].getAsInteger(10, *sides[i]))
+      return fmt::format("expected whole numbers for cta_m, cta_n, cta_k but found '{}'", f[*c.tile[i]].str());
+  return "";
+}
+
 std::optional<std::vector<Row>> readRows(const std::string &path, DiagnosticEngine &diags) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buf) {
@@ -40,36 +65,23 @@ std::optional<std::vector<Row>> readRows(const std::string &path, DiagnosticEngi
   llvm::SmallVector<llvm::StringRef> lines, header;
   (*buf)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
   if (lines.empty()) return diags.report(DiagID::BadCsv, {}, path, 1, "empty file"), std::nullopt;
-  lines[0].split(header, ',');
-  const char *names[] = {"m", "k", "n", "latency_ms"};
-  size_t at[4];
-  for (int i = 0; i < 4; ++i) {
-    auto c = column(header, names[i]);
-    if (!c) return diags.report(DiagID::BadCsv, {}, path, 1, fmt::format("no column '{}'", names[i])), std::nullopt;
-    at[i] = *c;
+  lines[0].trim().split(header, ',');
+  Columns c;
+  const std::pair<const char *, size_t *> needed[] = {{"m", &c.m}, {"k", &c.k}, {"n", &c.n}, {"latency_ms", &c.latency}};
+  for (auto [name, at] : needed) {
+    auto i = column(header, name);
+    if (!i) return diags.report(DiagID::BadCsv, {}, path, 1, fmt::format("no column '{}'", name)), std::nullopt;
+    *at = *i;
   }
   // cuBLAS is column-major: it computes C^T = B^T A^T, so its CTA tile's
   // first side (cta_m) runs along our N and cta_n along our M. The grid sizes
   // in the Nsight table confirm it (8192x1024x128 with a 64x256 tile has 64
   // CTAs only when the 256 side runs along M).
-  auto tileCols = std::array{column(header, "cta_n"), column(header, "cta_m"), column(header, "cta_k")};
-  std::vector<Row> rows;
-  for (size_t l = 1; l < lines.size(); ++l) {
-    llvm::SmallVector<llvm::StringRef> f;
-    lines[l].trim().split(f, ',');
-    Row r;
-    int64_t *ints[] = {&r.m, &r.k, &r.n};
-    bool bad = f.size() != header.size();
-    for (int i = 0; i < 3 && !bad; ++i) bad = f[at[i]].getAsInteger(10, *ints[i]) || *ints[i] <= 0;
-    if (!bad) bad = f[at[3]].getAsDouble(r.measuredS) || r.measuredS <= 0;
-    if (bad) return diags.report(DiagID::BadCsv, {}, path, l + 1, "expected positive m, k, n and latency_ms"), std::nullopt;
-    r.measuredS *= 1e-3;
-    if (tileCols[0] && tileCols[1] && tileCols[2])
-      bad = f[*tileCols[0]].getAsInteger(10, r.measuredTile.m) || f[*tileCols[1]].getAsInteger(10, r.measuredTile.n) ||
-            f[*tileCols[2]].getAsInteger(10, r.measuredTile.k);
-    if (bad) return diags.report(DiagID::BadCsv, {}, path, l + 1, "expected whole numbers in cta_m, cta_n, cta_k"), std::nullopt;
-    rows.push_back(r);
-  }
+  c.tile[0] = column(header, "cta_n"), c.tile[1] = column(header, "cta_m"), c.tile[2] = column(header, "cta_k");
+  std::vector<Row> rows(lines.size() - 1);
+  for (size_t l = 1; l < lines.size(); ++l)
+    if (std::string err = parseRow(lines[l], header.size(), c, rows[l - 1]); !err.empty())
+      return diags.report(DiagID::BadCsv, {}, path, l + 1, err), std::nullopt;
   return rows;
 }
 
