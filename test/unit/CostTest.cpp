@@ -1,5 +1,5 @@
 //===- CostTest.cpp - Wave, occupancy and tile arithmetic of the cost model ===//
-#include "rapid/Cost/Attention.h"
+#include "rapid/Cost/Pointwise.h"
 #include "rapid/Cost/Gemm.h"
 
 #include <gtest/gtest.h>
@@ -123,4 +123,43 @@ TEST(Attention, CausalBlocksCountTheLowerTriangle) {
   EXPECT_EQ(causalActiveBlocks(256, 128, 64), 2 + 4);
   // A ragged last block still counts.
   EXPECT_EQ(causalActiveBlocks(100, 64, 64), 1 + 2);
+}
+
+TEST(Pointwise, BytesAndFlopsPerElement) {
+  PointwiseWork ln = pointwiseWork(PointwiseOp::LayerNorm, 1000, DType::BF16, Pass::Forward);
+  EXPECT_DOUBLE_EQ(ln.bytes.value(), 1000 * 2 * 2); // read x, write y
+  EXPECT_DOUBLE_EQ(ln.flops.value(), 7000);
+  PointwiseWork adam = pointwiseWork(PointwiseOp::Adam, 10, DType::BF16, Pass::Forward);
+  EXPECT_DOUBLE_EQ(adam.bytes.value(), 10 * (7 * 4 + 2));
+}
+
+TEST(Pointwise, RooflineOverHbmAndVectorMath) {
+  GpuSpec g = testGpu();
+  g.calibration.hbm = 0.5; // half the bandwidth: twice the time
+  KernelCost c = pointwiseCost(g, PointwiseWork{Bytes(2039e9), Flops(1), 1});
+  EXPECT_NEAR(c.time.value(), 2.0 + 5e-6, 1e-9);
+  EXPECT_EQ(c.bound, Bound::Hbm);
+  KernelCost math = pointwiseCost(g, PointwiseWork{Bytes(1), Flops(19.5e12), 2});
+  EXPECT_NEAR(math.time.value(), 1.0 + 10e-6, 1e-9);
+  EXPECT_EQ(math.bound, Bound::Compute);
+}
+
+TEST(Attention, FlashCausalDoesAboutHalfTheWork) {
+  GpuSpec g = testGpu();
+  AttentionShape full{1, 4096, 32, 32, 128, false, DType::BF16};
+  AttentionShape causal = full;
+  causal.causal = true;
+  double ratio = flashAttention(g, causal, Pass::Forward).time / flashAttention(g, full, Pass::Forward).time;
+  EXPECT_GT(ratio, 0.5);
+  EXPECT_LT(ratio, 0.55);
+}
+
+TEST(Attention, NaiveMovesTheScoreMatrix) {
+  GpuSpec g = testGpu();
+  AttentionShape s{1, 4096, 32, 32, 128, false, DType::BF16};
+  AttentionCost naive = naiveAttention(g, s, Pass::Forward);
+  double scores = 32.0 * 4096 * 4096 * 2; // one pass over the bf16 scores
+  EXPECT_DOUBLE_EQ(naive.softmax.bytes.hbm.value(), 2 * scores);
+  EXPECT_GE(naive.bytes.hbm.value(), 4 * scores);
+  EXPECT_LT(flashAttention(g, s, Pass::Forward).bytes.hbm.value(), scores);
 }
