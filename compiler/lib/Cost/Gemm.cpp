@@ -81,6 +81,13 @@ Seconds roundTime(const Candidate &c, int64_t active) {
   return perStep * double(kSteps) + fill + epilogue + lat * 2.0;
 }
 
+/// The busiest SM's math alone, padding included (a tile computes its whole
+/// block, as the kernels do).
+Seconds mathTime(const Problem &p, const CtaTile &tile, const WaveSchedule &w) {
+  double kPad = double(ceilDiv(p.s.k, tile.k) * tile.k);
+  return Seconds(2.0 * double(tile.m * tile.n) * kPad * double(w.perSm) / p.smRate);
+}
+
 /// The busiest SM's timeline: full rounds, then the partial last one.
 Seconds smTimeline(const Candidate &c) {
   return roundTime(c, c.occ.ctasPerSm) * double(c.sched.rounds - 1) +
@@ -131,8 +138,7 @@ Traffic traffic(const Candidate &c) {
 GemmCost evaluate(const Candidate &c) {
   Traffic bytes = traffic(c);
   Seconds timeline = smTimeline(c);
-  Seconds math(2.0 * double(c.tile.m * c.tile.n) * double(ceilDiv(c.s.k, c.tile.k) * c.tile.k) *
-               double(c.sched.perSm) / c.p.smRate);
+  Seconds math = mathTime(c.p, c.tile, c.sched);
   Terms terms;
   // The timeline counts as compute while math fills most of it; once the
   // latency the pipeline cannot hide is the larger part, it is latency.
@@ -166,12 +172,6 @@ bool better(const GemmCost &a, const GemmCost &b) {
   return a.tile.stages < b.tile.stages;
 }
 
-/// A lower bound of a candidate's time: its math alone plus the launch.
-Seconds mathFloor(const Problem &p, const CtaTile &tile, const WaveSchedule &w) {
-  double kPad = double(ceilDiv(p.s.k, tile.k) * tile.k);
-  return Seconds(2.0 * double(tile.m * tile.n) * kPad * double(w.perSm) / p.smRate) + p.g.launchOverhead;
-}
-
 /// The best pipeline depth for one tile; candidates whose math alone is
 /// slower than `cutoff` are not evaluated (the search is hot in sweeps).
 GemmCost searchStages(const Problem &p, CtaTile tile, Seconds cutoff) {
@@ -192,7 +192,7 @@ GemmCost searchStages(const Problem &p, CtaTile tile, Seconds cutoff) {
       continue;
     tile.stages = stages;
     WaveSchedule sched = scheduleWaves(tiles, g.smCount, occ[stages].ctasPerSm);
-    if (mathFloor(p, tile, sched) > cutoff)
+    if (mathTime(p, tile, sched) + g.launchOverhead > cutoff) // a lower bound of its time
       continue;
     GemmCost r = evaluate(Candidate{p, g, s, tile, occ[stages], sched, tiles});
     if (!found || better(r, best)) {
