@@ -16,16 +16,6 @@ namespace {
 
 using detail::ceilDiv;
 
-/// cp.async copies 4, 8 or 16 bytes; the multistage kernels need 16-byte
-/// aligned rows. When either operand's rows (A is M x K, B is K x N, both
-/// row-major) are not whole 16-byte vectors, the library falls back to a
-/// kernel that stages both operands through registers (docs/model.md §2.3).
-bool vectorAligned(const GemmShape &s) {
-  double d = bytesOf(s.dtype);
-  auto ok = [&](int64_t elems) { return std::fmod(double(elems) * d, detail::kVectorBytes) == 0; };
-  return ok(s.k) && ok(s.n);
-}
-
 /// What every candidate of one GEMM shares, computed once per search (the
 /// search runs millions of times in sweeps).
 struct Problem {
@@ -186,7 +176,7 @@ GemmCost searchStages(const Problem &p, CtaTile tile, Seconds cutoff) {
   // the best, so only those depths are evaluated.
   Occupancy occ[detail::kMaxStages + 2] = {};
   for (int64_t st = detail::kMinStages; st <= detail::kMaxStages; ++st)
-    occ[st] = occupancy(g, tile, st, s.dtype);
+    occ[st] = occupancy(g, tile, st, s.dtype, /*staged=*/!p.aligned);
   for (int64_t stages = detail::kMinStages; stages <= detail::kMaxStages && occ[stages].ctasPerSm > 0; ++stages) {
     if (occ[stages + 1].ctasPerSm == occ[stages].ctasPerSm)
       continue;
@@ -204,6 +194,16 @@ GemmCost searchStages(const Problem &p, CtaTile tile, Seconds cutoff) {
 }
 
 } // namespace
+
+/// cp.async copies 4, 8 or 16 bytes; the multistage kernels need 16-byte
+/// aligned rows. When either operand's rows (A is M x K, B is K x N, both
+/// row-major) are not whole 16-byte vectors, the library falls back to a
+/// kernel that stages both operands through registers (docs/model.md §2.3).
+bool vectorAligned(const GemmShape &s) {
+  double d = bytesOf(s.dtype);
+  auto ok = [&](int64_t elems) { return std::fmod(double(elems) * d, detail::kVectorBytes) == 0; };
+  return ok(s.k) && ok(s.n);
+}
 
 GemmCost gemmCostWithTile(const GpuSpec &g, const GemmShape &s, CtaTile tile) {
   return searchStages(Problem(g, s), tile, Seconds(INFINITY));

@@ -11,11 +11,13 @@
 
 namespace rapid::cost {
 
-Bytes registersPerCta(const CtaTile &tile) {
+Bytes registersPerCta(const CtaTile &tile, bool staged, DType t) {
   // FP32 accumulators for the whole C tile, spread over the CTA's threads,
   // plus fragments of A and B and addresses for each thread.
   double threads = double(tile.warps * detail::kWarpSize);
   double perThread = double(tile.m * tile.n) / threads + detail::kOverheadRegsPerThread;
+  if (staged) // the next k-slice waits in registers before its shared store
+    perThread += double((tile.m + tile.n) * tile.k) * bytesOf(t) / detail::kRegisterBytes / threads;
   // Registers are allocated per warp in units of 8 per thread (CUDA
   // occupancy calculator); round up so occupancy is not overstated.
   perThread = 8 * std::ceil(perThread / 8);
@@ -27,10 +29,10 @@ Bytes smemPerCta(const CtaTile &tile, int64_t stages, DType t) {
   return Bytes(double(stages * (tile.m + tile.n) * tile.k) * bytesOf(t));
 }
 
-Occupancy occupancy(const GpuSpec &g, const CtaTile &tile, int64_t stages, DType t) {
+Occupancy occupancy(const GpuSpec &g, const CtaTile &tile, int64_t stages, DType t, bool staged) {
   Occupancy o;
   o.stages = stages;
-  Bytes regs = registersPerCta(tile);
+  Bytes regs = registersPerCta(tile, staged, t);
   double perThread = regs.value() / double(tile.warps * detail::kWarpSize) / detail::kRegisterBytes;
   if (perThread > detail::kMaxRegsPerThread)
     return o; // the accumulators alone would spill: not a real kernel

@@ -23,6 +23,9 @@ struct Row {
   int64_t m = 0, k = 0, n = 0;
   double measuredS = 0;
   CtaTile measuredTile; ///< the library's tile, when the CSV has cta_m, cta_n, cta_k
+  /// Nsight's occupancy of that kernel (stages, block_size and
+  /// theoretical_warps_per_sm columns); 0 when absent.
+  double theoreticalWarps = 0;
 };
 
 std::optional<size_t> column(const llvm::SmallVectorImpl<llvm::StringRef> &header, llvm::StringRef name) {
@@ -35,7 +38,19 @@ std::optional<size_t> column(const llvm::SmallVectorImpl<llvm::StringRef> &heade
 struct Columns {
   size_t m, k, n, latency;
   std::optional<size_t> tile[3]; ///< our M, N, K sides of the library's tile
+  std::optional<size_t> stages, blockSize, warps;
 };
+
+/// Reads the optional occupancy columns of a row into `r`; "" or the error.
+std::string parseOccupancy(const llvm::SmallVectorImpl<llvm::StringRef> &f, const Columns &c, Row &r) {
+  if (!c.stages || !c.blockSize || !c.warps) return "";
+  int64_t threads = 0;
+  if (f[*c.stages].getAsInteger(10, r.measuredTile.stages) || f[*c.blockSize].getAsInteger(10, threads) ||
+      f[*c.warps].trim().getAsDouble(r.theoreticalWarps))
+    return "expected numbers in stages, block_size and theoretical_warps_per_sm";
+  r.measuredTile.warps = threads / 32;
+  return "";
+}
 
 /// One data line; "" on success, else what is wrong with it.
 std::string parseRow(llvm::StringRef line, size_t fields, const Columns &c, Row &r) {
@@ -53,7 +68,7 @@ std::string parseRow(llvm::StringRef line, size_t fields, const Columns &c, Row 
   for (int i = 0; i < 3 && c.tile[0] && c.tile[1] && c.tile[2]; ++i)
     if (f[*c.tile[i]].getAsInteger(10, *sides[i]))
       return fmt::format("expected whole numbers for cta_m, cta_n, cta_k but found '{}'", f[*c.tile[i]].str());
-  return "";
+  return parseOccupancy(f, c, r);
 }
 
 std::optional<std::vector<Row>> readRows(const std::string &path, DiagnosticEngine &diags) {
@@ -78,6 +93,8 @@ std::optional<std::vector<Row>> readRows(const std::string &path, DiagnosticEngi
   // in the Nsight table confirm it (8192x1024x128 with a 64x256 tile has 64
   // CTAs only when the 256 side runs along M).
   c.tile[0] = column(header, "cta_n"), c.tile[1] = column(header, "cta_m"), c.tile[2] = column(header, "cta_k");
+  c.stages = column(header, "stages"), c.blockSize = column(header, "block_size");
+  c.warps = column(header, "theoretical_warps_per_sm");
   std::vector<Row> rows(lines.size() - 1);
   for (size_t l = 1; l < lines.size(); ++l)
     if (std::string err = parseRow(lines[l], header.size(), c, rows[l - 1]); !err.empty())
@@ -125,6 +142,39 @@ bool checkBound(const char *what, const std::string &bound, double value, Diagno
   return false;
 }
 
+
+/// What the rows add up to.
+struct Tally {
+  Errors own, given; ///< the model's own tile; the library's tile
+  int occupancyRows = 0, occupancyMatches = 0;
+};
+
+/// Predicts one row, prints it and adds it to `t`.
+void validateRow(const GpuSpec &g, const Row &r, Tally &t, llvm::raw_ostream &os) {
+  GemmShape shape{r.m, r.k, r.n, 1, DType::BF16};
+  GemmCost c = gemmCost(g, shape);
+  double err = t.own.add(c.time.value(), r.measuredS);
+  os << fmt::format("{:>6} {:>6} {:>6} {:>12.4f} {:>12.4f} {:>+7.1f}%  {:<14} {:<8} |", r.m, r.k, r.n,
+                    r.measuredS * 1e3, c.time.value() * 1e3, err * 100,
+                    fmt::format("{}x{}x{}/{}", c.tile.m, c.tile.n, c.tile.k, c.tile.stages), nameOf(c.bound));
+  if (r.measuredTile.m) {
+    // The same model held to the library's tile separates the error of the
+    // time model from that of the tile choice.
+    GemmCost lib = gemmCostWithTile(g, shape, r.measuredTile);
+    if (lib.ctasPerSm > 0)
+      os << fmt::format(" {:<12} {:>12.4f} {:>+7.1f}%",
+                        fmt::format("{}x{}x{}", r.measuredTile.m, r.measuredTile.n, r.measuredTile.k),
+                        lib.time.value() * 1e3, t.given.add(lib.time.value(), r.measuredS) * 100);
+  }
+  os << "\n";
+  if (r.theoreticalWarps > 0 && r.measuredTile.m) {
+    // Our occupancy arithmetic on the library's own kernel, against Nsight.
+    Occupancy occ = occupancy(g, r.measuredTile, r.measuredTile.stages, shape.dtype, !vectorAligned(shape));
+    ++t.occupancyRows;
+    t.occupancyMatches += double(occ.ctasPerSm * r.measuredTile.warps) == r.theoreticalWarps;
+  }
+}
+
 } // namespace
 
 int runCostValidation(const CostOptions &o, DiagnosticEngine &diags) {
@@ -135,33 +185,19 @@ int runCostValidation(const CostOptions &o, DiagnosticEngine &diags) {
   llvm::raw_ostream &os = llvm::outs();
   os << fmt::format("{:>6} {:>6} {:>6} {:>12} {:>12} {:>8}  {:<14} {:<8} | {:<12} {:>12} {:>8}\n", "m", "k", "n",
                     "measured_ms", "predicted_ms", "error", "tile(model)", "bound", "tile(ncu)", "w/ncu_tile", "error");
-  Errors own, given;
-  for (const Row &r : *rows) {
-    GemmShape shape{r.m, r.k, r.n, 1, DType::BF16};
-    GemmCost c = gemmCost(*g, shape);
-    double err = own.add(c.time.value(), r.measuredS);
-    os << fmt::format("{:>6} {:>6} {:>6} {:>12.4f} {:>12.4f} {:>+7.1f}%  {:<14} {:<8} |", r.m, r.k, r.n,
-                      r.measuredS * 1e3, c.time.value() * 1e3, err * 100,
-                      fmt::format("{}x{}x{}/{}", c.tile.m, c.tile.n, c.tile.k, c.tile.stages), nameOf(c.bound));
-    // The same model held to the library's tile separates the error of the
-    // time model from that of the tile choice.
-    GemmCost t = r.measuredTile.m ? gemmCostWithTile(*g, shape, r.measuredTile) : GemmCost{};
-    if (t.ctasPerSm > 0) {
-      double terr = given.add(t.time.value(), r.measuredS);
-      os << fmt::format(" {:<12} {:>12.4f} {:>+7.1f}%", fmt::format("{}x{}x{}", r.measuredTile.m, r.measuredTile.n,
-                                                                     r.measuredTile.k),
-                        t.time.value() * 1e3, terr * 100);
-    }
-    os << "\n";
-  }
-  const Row &w = (*rows)[own.worstAt];
+  Tally t;
+  for (const Row &r : *rows) validateRow(*g, r, t, os);
+  const Row &w = (*rows)[t.own.worstAt];
   os << fmt::format("summary: {} rows, median |error| {:.1f}%, worst |error| {:.1f}% (m={} k={} n={})\n",
-                    rows->size(), own.median() * 100, own.worst() * 100, w.m, w.k, w.n);
-  if (!given.abs.empty())
+                    rows->size(), t.own.median() * 100, t.own.worst() * 100, w.m, w.k, w.n);
+  if (!t.given.abs.empty())
     os << fmt::format("with the measured tiles: {} rows, median |error| {:.1f}%, worst |error| {:.1f}%\n",
-                      given.abs.size(), given.median() * 100, given.worst() * 100);
-  bool ok = checkBound("median", o.maxMedianError, own.median(), diags);
-  ok = checkBound("worst", o.maxWorstError, own.worst(), diags) && ok;
+                      t.given.abs.size(), t.given.median() * 100, t.given.worst() * 100);
+  if (t.occupancyRows)
+    os << fmt::format("occupancy of the measured kernels: {} of {} rows match Nsight's theoretical warps per SM\n",
+                      t.occupancyMatches, t.occupancyRows);
+  bool ok = checkBound("median", o.maxMedianError, t.own.median(), diags);
+  ok = checkBound("worst", o.maxWorstError, t.own.worst(), diags) && ok;
   return ok ? 0 : 1;
 }
 

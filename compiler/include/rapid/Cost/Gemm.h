@@ -49,14 +49,20 @@ struct GemmCost : KernelCost {
 };
 
 /// Registers one CTA of `tile` holds: FP32 accumulators for its C tile plus
-/// a fixed per-thread share for operand fragments and addresses.
-Bytes registersPerCta(const CtaTile &tile);
+/// a fixed per-thread share for operand fragments and addresses; kernels
+/// that stage loads through registers (`staged`, unaligned operands) also
+/// hold one k-slice of A and B of element type `t`.
+Bytes registersPerCta(const CtaTile &tile, bool staged = false, DType t = DType::BF16);
 /// Shared memory one CTA of `tile` holds with `stages` A and B slices.
 Bytes smemPerCta(const CtaTile &tile, int64_t stages, DType t);
 /// Occupancy of `tile` with a pipeline `stages` deep; 0 CTAs if it cannot run.
-Occupancy occupancy(const GpuSpec &g, const CtaTile &tile, int64_t stages, DType t);
+Occupancy occupancy(const GpuSpec &g, const CtaTile &tile, int64_t stages, DType t, bool staged = false);
 /// Round-robin distribution of `tiles` CTAs on `sms` SMs, `ctasPerSm` at once.
 WaveSchedule scheduleWaves(int64_t tiles, int64_t sms, int64_t ctasPerSm);
+
+/// Whether the rows of A (K elements) and B (N elements) are whole 16-byte
+/// vectors, as the asynchronous multistage kernels need.
+bool vectorAligned(const GemmShape &s);
 
 /// The fastest tiling of `s` on `g`. The shape must have positive sizes.
 /// ctasPerSm == 0 in the result: no candidate tile fits on the GPU.
