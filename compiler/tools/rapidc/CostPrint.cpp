@@ -15,9 +15,13 @@ namespace {
 
 std::string jsonEscape(const std::string &s) {
   std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\')
+      out += {'\\', char(c)};
+    else if (c < 0x20) // control characters, a tab in a query included
+      out += fmt::format("\\u{:04x}", c);
+    else
+      out += char(c);
   }
   return out;
 }

@@ -14,7 +14,6 @@
 
 #include <fmt/format.h>
 
-
 using namespace rapid::cost;
 
 namespace rapid::costquery {
@@ -25,9 +24,8 @@ class Words {
 public:
   Words(const std::string &text, DiagnosticEngine &diags) : diags(diags) {
     llvm::SmallVector<llvm::StringRef> parts;
-    llvm::StringRef(text).split(parts, ' ', -1, /*KeepEmpty=*/false);
-    for (llvm::StringRef p : parts)
-      if (!p.trim().empty()) words.push_back(p.trim().str());
+    llvm::SplitString(text, parts); // any run of whitespace separates words
+    for (llvm::StringRef p : parts) words.push_back(p.str());
   }
   bool empty() const { return words.empty(); }
   const std::string &peek() const { return words.front(); }
@@ -82,11 +80,8 @@ public:
   }
   std::nullopt_t fail(const std::string &msg) {
     diags.report(DiagID::BadCostQuery, {}, msg);
-    failed = true;
     return std::nullopt;
   }
-  bool failed = false;
-
 private:
   std::vector<std::string> words;
   DiagnosticEngine &diags;
