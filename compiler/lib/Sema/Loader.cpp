@@ -134,7 +134,9 @@ std::string Sema::findImport(const ast::Import &imp, const std::string &fromFile
   llvm::StringRef dir = llvm::sys::path::parent_path(fromFile);
   std::string rel = imp.spelling;
   std::vector<std::string> dirs;
-  if (imp.quoted) {
+  if (imp.quoted && llvm::sys::path::is_absolute(rel)) {
+    dirs.push_back(""); // an absolute path is looked up as written
+  } else if (imp.quoted) {
     dirs.push_back(dir.empty() ? "." : dir.str());
   } else {
     llvm::StringRef s(imp.spelling);

@@ -4,6 +4,7 @@
 // (by default) everything that exists. Diagnostics go to stderr, requested
 // output to stdout; exit status 1 on any error.
 //===----------------------------------------------------------------------===//
+#include "CostQuery.h"
 #include "rapid/AST/ASTPrinter.h"
 #include "rapid/Emit/Chakra.h"
 #include "rapid/IR/Printer.h"
@@ -28,7 +29,7 @@ enum class Emit { Ast, Sema, IR, Memory, Chakra, Run };
 enum class Format { Text, Json };
 
 cl::OptionCategory category("rapidc options");
-cl::opt<std::string> inputFile(cl::Positional, cl::desc("<experiment.rapid>"), cl::cat(category));
+cl::list<std::string> inputFiles(cl::Positional, cl::desc("<experiment.rapid>"), cl::cat(category));
 cl::opt<Emit> emit("emit", cl::desc("how far to run the pipeline"), cl::init(Emit::Run),
                    cl::values(clEnumValN(Emit::Ast, "ast", "print the syntax tree"),
                               clEnumValN(Emit::Sema, "sema", "print every resolved experiment point"),
@@ -48,10 +49,20 @@ cl::list<std::string> overrides("set", cl::desc("override a declared value: --se
 cl::opt<std::string> outputDir("o", cl::desc("output folder (--emit=chakra)"), cl::value_desc("DIR"),
                                cl::cat(category));
 cl::opt<bool> printAfterAll("print-after-all", cl::desc("print the IR after every pass"), cl::cat(category));
+cl::opt<std::string> costQuery("cost", cl::desc("cost one kernel: 'gemm 4096x4096x4096 bf16' (docs/model.md)"),
+                              cl::value_desc("QUERY"), cl::cat(category));
+cl::opt<std::string> costCsv("cost-csv", cl::desc("predict every GEMM of a measured CSV and print the errors"),
+                             cl::value_desc("FILE"), cl::cat(category));
+cl::opt<std::string> hardware("hardware", cl::desc("the gpu declaration --cost and --cost-csv use"),
+                              cl::value_desc("NAME"), cl::cat(category));
+cl::opt<std::string> maxMedianError("max-median-error", cl::desc("--cost-csv fails above this median error"),
+                                    cl::value_desc("PERCENT"), cl::cat(category));
+cl::opt<std::string> maxWorstError("max-worst-error", cl::desc("--cost-csv fails above this worst error"),
+                                   cl::value_desc("PERCENT"), cl::cat(category));
 cl::opt<std::string> stdlibDir("stdlib", cl::desc("where `import std.*` looks"), cl::init(RAPID_STDLIB_DIR),
                                cl::cat(category));
 
-int emitAst(DiagnosticEngine &diags) {
+int emitAst(const std::string &inputFile, DiagnosticEngine &diags) {
   auto buf = llvm::MemoryBuffer::getFile(inputFile, /*IsText=*/true);
   if (!buf) {
     diags.report(DiagID::CannotOpenFile, {}, inputFile, buf.getError().message());
@@ -94,17 +105,23 @@ int main(int argc, char **argv) {
                               "rapid: predicts LLM training and inference time on GPU clusters\n");
   llvm::SourceMgr sm;
   DiagnosticEngine diags(sm);
-  if (inputFile.empty()) {
-    diags.report(DiagID::BadOption, {}, "no input file; usage: rapidc [options] <experiment.rapid>");
-    return 1;
-  }
-  if (emit == Emit::Ast)
-    return emitAst(diags);
-
   SemaOptions opts;
   opts.includeDirs.assign(includeDirs.begin(), includeDirs.end());
   opts.stdlibDir = stdlibDir;
   opts.overrides.assign(overrides.begin(), overrides.end());
+  if (costQuery.getNumOccurrences() || costCsv.getNumOccurrences()) {
+    CostOptions co{costQuery, costCsv, hardware, {inputFiles.begin(), inputFiles.end()}, format == Format::Json,
+                   maxMedianError, maxWorstError, opts};
+    return costQuery.getNumOccurrences() ? runCostQuery(co, diags) : runCostValidation(co, diags);
+  }
+  if (inputFiles.size() != 1) {
+    diags.report(DiagID::BadOption, {}, inputFiles.empty() ? "no input file; usage: rapidc [options] <experiment.rapid>"
+                                                           : "expected one input file");
+    return 1;
+  }
+  const std::string &inputFile = inputFiles.front();
+  if (emit == Emit::Ast)
+    return emitAst(inputFile, diags);
   std::optional<Program> prog = analyze(inputFile, opts, diags);
   if (!prog)
     return 1;

@@ -1,0 +1,44 @@
+//===- Attention.h - FlashAttention and naive attention costs --*- C++ -*-===//
+//
+// Self-attention of `batch` sequences of `seq` tokens with `heads` query
+// heads of `headDim` (grouped: `kvHeads` key/value heads). FlashAttention is
+// one fused kernel per pass whose on-chip tiling decides its traffic; naive
+// attention materialises the seq x seq scores in HBM between a batched score
+// GEMM, a softmax kernel and the output GEMM (docs/model.md §3).
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/Cost/Gemm.h"
+
+namespace rapid::cost {
+
+enum class Pass { Forward, Backward };
+
+struct AttentionShape {
+  int64_t batch = 1, seq = 0, heads = 0, kvHeads = 0, headDim = 0;
+  bool causal = false;
+  DType dtype = DType::BF16;
+};
+
+struct AttentionCost : KernelCost {
+  /// FlashAttention: the query and key/value block sizes and how many of the
+  /// (query block, key block) pairs per head are computed (causal skips the
+  /// blocks above the diagonal).
+  int64_t blockQ = 0, blockKv = 0;
+  int64_t activeBlocks = 0, totalBlocks = 0;
+  Terms terms;
+  /// Naive attention: the score GEMM, the softmax and the output GEMM (for
+  /// the backward pass, the sums of the corresponding backward kernels).
+  KernelCost scores, softmax, output;
+};
+
+/// (query block, key block) pairs of one head that a causal mask leaves
+/// partly or wholly visible: row block r sees key blocks up to its last row.
+int64_t causalActiveBlocks(int64_t seq, int64_t blockQ, int64_t blockKv);
+
+/// blockQ == 0 in the result: no block of the head fits on chip (the caller
+/// falls back to naive attention or reports it).
+AttentionCost flashAttention(const GpuSpec &g, const AttentionShape &s, Pass pass);
+AttentionCost naiveAttention(const GpuSpec &g, const AttentionShape &s, Pass pass);
+
+} // namespace rapid::cost

@@ -1,0 +1,61 @@
+//===- KernelCost.h - What the cost model says about one kernel -*- C++ -*-===//
+//
+// Every cost function of the compute model returns a KernelCost: the time, the
+// work and bytes per memory level behind it, and which resource set the time.
+// Formulas and sources: docs/model.md.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/Sema/Specs.h"
+#include "rapid/Support/Units.h"
+
+#include <string_view>
+
+namespace rapid::cost {
+
+/// The resource whose time is the largest term of the roofline.
+enum class Bound { Compute, Latency, Smem, L2, Hbm, Launch };
+
+std::string_view nameOf(Bound b);
+
+/// Bytes that cross each level of the memory hierarchy.
+struct Traffic {
+  Bytes smem, l2, hbm;
+  Traffic &operator+=(const Traffic &o) {
+    smem += o.smem;
+    l2 += o.l2;
+    hbm += o.hbm;
+    return *this;
+  }
+};
+
+/// The time of each resource if it alone limited the kernel.
+struct Terms {
+  Seconds compute, latency, smem, l2, hbm;
+};
+
+struct KernelCost {
+  Seconds time;
+  Bound bound = Bound::Launch;
+  Flops flops;   ///< useful math (padding excluded)
+  Traffic bytes;
+  int64_t kernels = 1; ///< launches the time includes
+};
+
+/// Achieved bandwidths: the declared peaks times the declared calibration.
+BytesPerSecond hbmRate(const GpuSpec &g);
+BytesPerSecond l2Rate(const GpuSpec &g);
+BytesPerSecond smemRate(const GpuSpec &g);
+/// Achieved math rate of the whole GPU for `t` (calibration.compute applied).
+FlopsPerSecond mathRate(const GpuSpec &g, DType t);
+
+/// The roofline: the slowest resource sets the time, then the launch cost of
+/// `kernels` launches is added (it is serial with the kernel body).
+KernelCost combine(const GpuSpec &g, const Terms &terms, Flops flops, const Traffic &bytes,
+                   int64_t kernels);
+
+/// The sum of two kernels run one after the other; the bound is the one of
+/// the longer part.
+KernelCost sequence(const KernelCost &a, const KernelCost &b);
+
+} // namespace rapid::cost

@@ -1,0 +1,38 @@
+//===- Pointwise.h - Bandwidth-bound kernels --------------------*- C++ -*-===//
+//
+// Norms, softmax, activations, residual adds and the optimizer step move
+// every element through HBM a fixed number of times and do a few FLOPs on
+// the vector (non-tensor) units; a roofline over those two resources plus
+// the launches is their time (docs/model.md §4).
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/Cost/Attention.h"
+
+#include <optional>
+#include <string_view>
+
+namespace rapid::cost {
+
+enum class PointwiseOp { LayerNorm, RmsNorm, Softmax, Gelu, SwiGlu, Residual, Adam };
+
+std::string_view nameOf(PointwiseOp op);
+std::optional<PointwiseOp> parsePointwiseOp(std::string_view name);
+/// "layernorm, rmsnorm, ...": for diagnostics.
+std::string_view pointwiseOpList();
+
+/// What a kernel moves and computes.
+struct PointwiseWork {
+  Bytes bytes;
+  Flops flops;
+  int64_t kernels = 1;
+};
+
+/// The work of `op` over `elements` elements of `t` (Adam: parameters, with
+/// FP32 master weights and moments as mixed-precision training keeps them).
+PointwiseWork pointwiseWork(PointwiseOp op, int64_t elements, DType t, Pass pass);
+
+/// Roofline over HBM bandwidth and the FP32 vector peak, plus launches.
+KernelCost pointwiseCost(const GpuSpec &g, const PointwiseWork &w);
+
+} // namespace rapid::cost

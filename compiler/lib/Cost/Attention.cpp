@@ -1,0 +1,183 @@
+//===- Attention.cpp - FlashAttention composite and naive attention -------===//
+//
+// FlashAttention (Dao 2022; FlashAttention-2, Dao 2023): one CTA per query
+// block of one head streams the key/value blocks through shared memory and
+// keeps the scores on chip; HBM sees Q, K, V and O once (plus dO, dQ, dK, dV
+// and the FP32 dQ accumulator backward). Its time is a timeline of tensor
+// math and softmax (vector) math per visited block, scheduled on the SMs,
+// against the smem, L2 and HBM terms. docs/model.md §3.
+//===----------------------------------------------------------------------===//
+#include "rapid/Cost/Attention.h"
+#include "rapid/Cost/Pointwise.h"
+#include "GemmDetail.h"
+
+#include <algorithm>
+
+namespace rapid::cost {
+namespace {
+
+using detail::ceilDiv;
+
+/// Per-score vector FLOPs: online softmax forward (scale, running max,
+/// subtract, exp, running sum, convert, amortised rescale of O); backward
+/// (recompute exp(S - lse), dP - D, multiply by P, two conversions).
+constexpr double kFwdVectorFlops = 7, kBwdVectorFlops = 7;
+/// Matrix products per visited block: S = QK^T, O += PV forward; S, dP,
+/// dV, dK, dQ backward.
+constexpr double kFwdGemms = 2, kBwdGemms = 5;
+/// Query rows per warp in the FlashAttention-2 forward split.
+constexpr int64_t kRowsPerWarp = 16;
+
+struct Blocks {
+  int64_t q = 0, kv = 0;
+};
+
+/// The largest blocks whose on-chip state fits one CTA per SM: the FP32
+/// accumulators in at most half the register file (the other half holds
+/// fragments and addresses), the operand tiles in shared memory. Forward
+/// keeps S and O in registers and Q, K, V in smem; backward keeps S, dP, dK
+/// and dV in registers and Q, dO, K, V and dS in smem.
+Blocks chooseBlocks(const GpuSpec &g, const AttentionShape &s, Pass pass) {
+  double d = bytesOf(s.dtype), dh = double(s.headDim);
+  bool fwd = pass == Pass::Forward;
+  for (int64_t q : {128, 64, 32})
+    for (int64_t kv : {128, 64, 32}) {
+      double scores = double(q * kv);
+      double regs = fwd ? (scores + double(q) * dh) * 4 : (2 * scores + 2 * double(kv) * dh) * 4;
+      double smem = fwd ? double(q + 2 * kv) * dh * d : (double(2 * q + 2 * kv) * dh + scores) * d;
+      if (regs <= g.registersPerSm.value() / 2 && smem <= g.smemPerSm.value())
+        return {std::min(q, s.seq), std::min(kv, s.seq)};
+    }
+  return {0, 0}; // no block fits: FlashAttention cannot run this head size
+}
+
+/// Key blocks that query block `r` visits.
+int64_t visited(const AttentionShape &s, Blocks b, int64_t r) {
+  int64_t tc = ceilDiv(s.seq, b.kv);
+  if (!s.causal) return tc;
+  int64_t lastRow = std::min((r + 1) * b.q, s.seq) - 1;
+  return std::min(lastRow / b.kv + 1, tc);
+}
+
+struct FlashWork {
+  Blocks b;
+  int64_t active = 0, total = 0, longest = 0;
+};
+
+FlashWork flashWork(const GpuSpec &g, const AttentionShape &s, Pass pass) {
+  FlashWork w;
+  w.b = chooseBlocks(g, s, pass);
+  int64_t tr = ceilDiv(s.seq, w.b.q);
+  w.total = tr * ceilDiv(s.seq, w.b.kv);
+  w.active = s.causal ? causalActiveBlocks(s.seq, w.b.q, w.b.kv) : w.total;
+  w.longest = visited(s, w.b, tr - 1);
+  return w;
+}
+
+/// The SM timeline: blocks spread over SMs, but never shorter than the
+/// longest CTA (the diagonal row of a causal mask visits the most blocks).
+Seconds flashTimeline(const GpuSpec &g, const AttentionShape &s, const FlashWork &w, Pass pass) {
+  double sms = double(g.smCount);
+  double tensorPerSm = mathRate(g, s.dtype).value() / sms, vectorPerSm = mathRate(g, DType::FP32).value() / sms;
+  double scores = double(w.b.q * w.b.kv);
+  double gemms = pass == Pass::Forward ? kFwdGemms : kBwdGemms;
+  double vector = pass == Pass::Forward ? kFwdVectorFlops : kBwdVectorFlops;
+  // FlashAttention-2 issues a block's softmax between its matrix products:
+  // the two do not overlap within a CTA, so their times add.
+  Seconds perBlock(gemms * 2 * scores * double(s.headDim) / tensorPerSm + vector * scores / vectorPerSm);
+  double ctas = double(s.batch * s.heads * ceilDiv(s.seq, w.b.q));
+  double blocksAll = double(w.active) * double(s.batch * s.heads);
+  double perSm = std::ceil(ctas / sms) * (blocksAll / ctas);
+  return perBlock * std::max(perSm, double(w.longest));
+}
+
+Traffic flashTraffic(const GpuSpec &g, const AttentionShape &s, const FlashWork &w, Pass pass) {
+  double d = bytesOf(s.dtype), dh = double(s.headDim), bh = double(s.batch * s.heads);
+  double qBytes = bh * double(s.seq) * dh * d;                    // Q, O, dO, dQ: one each
+  double kvBytes = double(s.batch * s.kvHeads * s.seq) * dh * d;  // K or V
+  double lse = bh * double(s.seq) * 4;                            // FP32 row statistics
+  double visits = double(w.active) * bh;
+  double kvTile = double(w.b.kv) * dh * d, qTile = double(w.b.q) * dh * d;
+  Traffic t;
+  int64_t warps = std::max<int64_t>(1, w.b.q / kRowsPerWarp);
+  if (pass == Pass::Forward) {
+    t.hbm = Bytes(2 * qBytes + 2 * kvBytes + lse);
+    t.l2 = Bytes(visits * 2 * kvTile + 2 * qBytes + lse);
+    t.smem = Bytes(visits * 2 * kvTile * double(1 + warps));
+  } else {
+    // Reads Q, K, V, O, dO, lse; writes dK, dV, dQ. dQ is accumulated in
+    // FP32 with atomics in L2 (read + write per visited block), then
+    // converted; a preprocessing kernel computes D = rowsum(dO * O).
+    double dqAccum = bh * double(s.seq) * dh * 4;
+    t.hbm = Bytes(5 * qBytes + 4 * kvBytes + 2 * lse + 2 * dqAccum);
+    t.l2 = Bytes(visits * (2 * qTile + 2 * double(w.b.q) * dh * 4) + t.hbm.value());
+    t.smem = Bytes(visits * (2 * qTile + 2 * kvTile) * double(1 + warps));
+  }
+  // K and V are re-read by every query block; only the heads in flight at
+  // once must stay in L2, and what exceeds it is fetched again.
+  double inFlightHeads = std::max(1.0, double(g.smCount) / double(ceilDiv(s.seq, w.b.q)));
+  double workingSet = inFlightHeads * 2 * double(s.seq) * dh * d;
+  double miss = std::clamp((workingSet - g.l2Capacity.value()) / workingSet, 0.0, 1.0);
+  t.hbm += Bytes(miss * visits * 2 * kvTile);
+  return t;
+}
+
+GemmShape batched(const AttentionShape &s, int64_t m, int64_t k, int64_t n) {
+  return GemmShape{m, k, n, s.batch * s.heads, s.dtype};
+}
+
+} // namespace
+
+int64_t causalActiveBlocks(int64_t seq, int64_t blockQ, int64_t blockKv) {
+  int64_t tr = ceilDiv(seq, blockQ), tc = ceilDiv(seq, blockKv), n = 0;
+  for (int64_t r = 0; r < tr; ++r)
+    n += std::min((std::min((r + 1) * blockQ, seq) - 1) / blockKv + 1, tc);
+  return n;
+}
+
+AttentionCost flashAttention(const GpuSpec &g, const AttentionShape &s, Pass pass) {
+  if (chooseBlocks(g, s, pass).q == 0)
+    return AttentionCost{};
+  FlashWork w = flashWork(g, s, pass);
+  Traffic bytes = flashTraffic(g, s, w, pass);
+  Terms terms;
+  terms.compute = flashTimeline(g, s, w, pass);
+  terms.smem = bytes.smem / smemRate(g);
+  terms.l2 = bytes.l2 / l2Rate(g);
+  terms.hbm = bytes.hbm / hbmRate(g);
+  // Useful FLOPs: the unmasked half of the diagonal blocks is not counted.
+  double visible = s.causal ? 0.5 * double(s.seq) * double(s.seq + 1) : double(s.seq) * double(s.seq);
+  double gemms = pass == Pass::Forward ? kFwdGemms : kBwdGemms;
+  Flops flops(gemms * 2 * visible * double(s.headDim) * double(s.batch * s.heads));
+  AttentionCost c;
+  static_cast<KernelCost &>(c) = combine(g, terms, flops, bytes, pass == Pass::Forward ? 1 : 3);
+  c.blockQ = w.b.q;
+  c.blockKv = w.b.kv;
+  c.activeBlocks = w.active;
+  c.totalBlocks = w.total;
+  c.terms = terms;
+  return c;
+}
+
+AttentionCost naiveAttention(const GpuSpec &g, const AttentionShape &s, Pass pass) {
+  int64_t sq = s.seq, dh = s.headDim;
+  // The scores are materialised in full; a causal mask is applied by the
+  // softmax kernel, which still reads and writes every score.
+  int64_t scores = s.batch * s.heads * sq * sq;
+  AttentionCost c;
+  if (pass == Pass::Forward) {
+    c.scores = gemmCost(g, batched(s, sq, dh, sq));                                    // S = Q K^T
+    c.softmax = pointwiseCost(g, pointwiseWork(PointwiseOp::Softmax, scores, s.dtype, pass));
+    c.output = gemmCost(g, batched(s, sq, sq, dh));                                    // O = P V
+  } else {
+    c.output = sequence(gemmCost(g, batched(s, sq, sq, dh)),                           // dV = P^T dO
+                        gemmCost(g, batched(s, sq, dh, sq)));                          // dP = dO V^T
+    c.softmax = pointwiseCost(g, pointwiseWork(PointwiseOp::Softmax, scores, s.dtype, pass));
+    c.scores = sequence(gemmCost(g, batched(s, sq, sq, dh)),                           // dQ = dS K
+                        gemmCost(g, batched(s, sq, sq, dh)));                          // dK = dS^T Q
+  }
+  static_cast<KernelCost &>(c) = sequence(sequence(c.scores, c.softmax), c.output);
+  return c;
+}
+
+} // namespace rapid::cost

@@ -1,0 +1,230 @@
+//===- Gemm.cpp - GEMM time: SM timeline, traffic per level, tile search --===//
+//
+// docs/model.md §2 derives each formula. In short: the busiest SM runs
+// ceil(tiles / SMs) CTAs in rounds of `ctasPerSm`; each round takes its
+// k-steps at the slower of its math and the memory latency its pipeline can
+// hide; the L2 and HBM terms divide the bytes each level moves by its
+// achieved bandwidth; the slowest term sets the time.
+//===----------------------------------------------------------------------===//
+#include "rapid/Cost/Gemm.h"
+#include "GemmDetail.h"
+
+#include <algorithm>
+
+namespace rapid::cost {
+namespace {
+
+using detail::ceilDiv;
+
+/// What every candidate of one GEMM shares, computed once per search (the
+/// search runs millions of times in sweeps).
+struct Problem {
+  const GpuSpec &g;
+  const GemmShape &s;
+  double d;                  ///< bytes per element
+  double smRate;             ///< achieved FLOP/s of one SM
+  BytesPerSecond port;       ///< one SM's share of L2 bandwidth
+  bool aligned;
+  Problem(const GpuSpec &g, const GemmShape &s)
+      : g(g), s(s), d(bytesOf(s.dtype)), smRate(mathRate(g, s.dtype).value() / double(g.smCount)),
+        port(l2Rate(g) / double(g.smCount)), aligned(vectorAligned(s)) {}
+};
+
+/// What one candidate (tile + stages + occupancy) needs from the GPU.
+struct Candidate {
+  const Problem &p;
+  const GpuSpec &g;
+  const GemmShape &s;
+  CtaTile tile;
+  Occupancy occ;
+  WaveSchedule sched;
+  int64_t tiles = 0;
+};
+
+/// Time of one round of `active` co-resident CTAs on one SM.
+Seconds roundTime(const Candidate &c, int64_t active) {
+  Seconds step(2.0 * double(c.tile.m * c.tile.n * c.tile.k) / c.p.smRate);
+  // The SM's share of L2 bandwidth feeds its CTAs' k-slices and takes their
+  // C tiles; it bounds a step when the math per byte is low.
+  Seconds slice = Bytes(double((c.tile.m + c.tile.n) * c.tile.k) * c.p.d) / c.p.port;
+  Seconds lat = c.g.hbmLatency;
+  Seconds perStep;
+  if (c.p.aligned) {
+    // stages-1 slices are in flight while one is consumed (Little's law).
+    perStep = std::max({step * double(active), slice * double(active), lat / double(c.occ.stages - 1)});
+  } else {
+    // Element loads: two LSU instructions (global load, shared store) per
+    // 32 elements at one warp instruction per SM clock, and every step
+    // waits a full latency for them.
+    double elems = double((c.tile.m + c.tile.n) * c.tile.k);
+    Seconds lsu(2 * elems / detail::kWarpSize / c.g.clock.value());
+    perStep = lat + std::max({step, lsu, slice}) * double(active);
+  }
+  int64_t kSteps = ceilDiv(c.s.k, c.tile.k);
+  // Pipeline fill and drain overlap no math: the prologue loads stages-1
+  // slices (the first arrives one latency after the CTA starts), and the C
+  // tiles leave through the SM's L2 port after the last step and drain one
+  // latency later.
+  int64_t fillSlices = std::min(c.occ.stages - 1, kSteps);
+  Seconds fill = slice * double(fillSlices * active);
+  Seconds epilogue = Bytes(double(c.tile.m * c.tile.n) * c.p.d * double(active)) / c.p.port;
+  return perStep * double(kSteps) + fill + epilogue + lat * 2.0;
+}
+
+/// The busiest SM's math alone, padding included (a tile computes its whole
+/// block, as the kernels do).
+Seconds mathTime(const Problem &p, const CtaTile &tile, const WaveSchedule &w) {
+  double kPad = double(ceilDiv(p.s.k, tile.k) * tile.k);
+  return Seconds(2.0 * double(tile.m * tile.n) * kPad * double(w.perSm) / p.smRate);
+}
+
+/// The busiest SM's timeline: full rounds, then the partial last one.
+Seconds smTimeline(const Candidate &c) {
+  return roundTime(c, c.occ.ctasPerSm) * double(c.sched.rounds - 1) +
+         roundTime(c, c.sched.lastRoundCtas);
+}
+
+/// Bytes read from HBM: each operand once, plus the panels a wave re-reads
+/// when A and B do not stay in L2 between waves.
+Bytes hbmReads(const Candidate &c) {
+  const GemmShape &s = c.s;
+  double d = bytesOf(s.dtype);
+  double operands = double(s.m * s.k + s.k * s.n) * d;
+  // A wave of S concurrent tiles is rasterised as a near-square block of
+  // r rows x S/r columns of tiles (swizzled order), which reads r A panels
+  // and S/r B panels of K elements each.
+  int64_t gm = ceilDiv(s.m, c.tile.m), gn = ceilDiv(s.n, c.tile.n);
+  int64_t slots = std::min(c.tiles, c.g.smCount * c.occ.ctasPerSm);
+  int64_t r = std::clamp<int64_t>(int64_t(std::lround(std::sqrt(double(slots)))), 1, gm);
+  int64_t cols = std::min(gn, ceilDiv(slots, r));
+  r = std::min(gm, ceilDiv(slots, cols));
+  double perWave = double(r * std::min(c.tile.m, s.m) + cols * std::min(c.tile.n, s.n)) * double(s.k) * d;
+  double waves = double(ceilDiv(ceilDiv(c.tiles, s.batch), slots));
+  double restream = std::max(0.0, waves * perWave - operands);
+  // Only the part of the operands that does not fit in L2 is evicted before
+  // its reuse (capacity misses).
+  double miss = std::clamp((operands - c.g.l2Capacity.value()) / operands, 0.0, 1.0);
+  return Bytes((operands + miss * restream) * double(s.batch));
+}
+
+Traffic traffic(const Candidate &c) {
+  const GemmShape &s = c.s;
+  double d = bytesOf(s.dtype);
+  int64_t gm = ceilDiv(s.m, c.tile.m), gn = ceilDiv(s.n, c.tile.n);
+  double kPad = double(ceilDiv(s.k, c.tile.k) * c.tile.k);
+  auto [wm, wn] = detail::warpGrid(c.tile);
+  Traffic t;
+  double cBytes = double(s.m * s.n) * d * double(s.batch);
+  // L2: A re-streamed once per column of tiles, B once per row; C written.
+  t.l2 = Bytes(double(gn * s.m * s.k + gm * s.k * s.n) * d * double(s.batch) + cBytes);
+  // Shared memory: every slice written once, A read once per warp column
+  // and B once per warp row.
+  double perCta = kPad * double(c.tile.m * (1 + wn) + c.tile.n * (1 + wm)) * d;
+  t.smem = Bytes(perCta * double(c.tiles));
+  t.hbm = hbmReads(c) + Bytes(cBytes);
+  return t;
+}
+
+GemmCost evaluate(const Candidate &c) {
+  Traffic bytes = traffic(c);
+  Seconds timeline = smTimeline(c);
+  Seconds math = mathTime(c.p, c.tile, c.sched);
+  Terms terms;
+  // The timeline counts as compute while math fills most of it; once the
+  // latency the pipeline cannot hide is the larger part, it is latency.
+  bool latencyBound = timeline.value() > 2 * math.value();
+  (latencyBound ? terms.latency : terms.compute) = timeline;
+  terms.compute = std::max(terms.compute, math);
+  double smemShare = double(c.sched.perSm) / double(c.tiles);
+  terms.smem = Bytes(bytes.smem.value() * smemShare) / (smemRate(c.g) / double(c.g.smCount));
+  terms.l2 = bytes.l2 / l2Rate(c.g);
+  terms.hbm = bytes.hbm / hbmRate(c.g);
+  Flops useful(2.0 * double(c.s.m) * double(c.s.n) * double(c.s.k) * double(c.s.batch));
+  GemmCost r;
+  static_cast<KernelCost &>(r) = combine(c.g, terms, useful, bytes, 1);
+  r.tile = c.tile;
+  r.ctasPerSm = c.occ.ctasPerSm;
+  r.schedule = c.sched;
+  r.tiles = c.tiles;
+  r.terms = terms;
+  return r;
+}
+
+/// Prefers the faster candidate, then fewer HBM bytes, then the larger tile,
+/// then the shallower K step and pipeline: a total order, so the choice is
+/// deterministic.
+bool better(const GemmCost &a, const GemmCost &b) {
+  if (a.time != b.time) return a.time < b.time;
+  if (a.bytes.hbm != b.bytes.hbm) return a.bytes.hbm < b.bytes.hbm;
+  if (a.tile.m * a.tile.n != b.tile.m * b.tile.n) return a.tile.m * a.tile.n > b.tile.m * b.tile.n;
+  if (a.tile.m != b.tile.m) return a.tile.m > b.tile.m;
+  if (a.tile.k != b.tile.k) return a.tile.k < b.tile.k;
+  return a.tile.stages < b.tile.stages;
+}
+
+/// The best pipeline depth for one tile; candidates whose math alone is
+/// slower than `cutoff` are not evaluated (the search is hot in sweeps).
+GemmCost searchStages(const Problem &p, CtaTile tile, Seconds cutoff) {
+  const GpuSpec &g = p.g;
+  const GemmShape &s = p.s;
+  tile.warps = detail::warpsFor(tile.m, tile.n);
+  GemmCost best;
+  bool found = false;
+  int64_t tiles = ceilDiv(s.m, tile.m) * ceilDiv(s.n, tile.n) * s.batch;
+  // Deeper pipelines hide more latency but cost shared memory, which can
+  // cost occupancy. For each occupancy the deepest pipeline that keeps it is
+  // the best, so only those depths are evaluated.
+  Occupancy occ[detail::kMaxStages + 2] = {};
+  for (int64_t st = detail::kMinStages; st <= detail::kMaxStages; ++st)
+    occ[st] = occupancy(g, tile, st, s.dtype, /*staged=*/!p.aligned);
+  for (int64_t stages = detail::kMinStages; stages <= detail::kMaxStages && occ[stages].ctasPerSm > 0; ++stages) {
+    if (occ[stages + 1].ctasPerSm == occ[stages].ctasPerSm)
+      continue;
+    tile.stages = stages;
+    WaveSchedule sched = scheduleWaves(tiles, g.smCount, occ[stages].ctasPerSm);
+    if (mathTime(p, tile, sched) + g.launchOverhead > cutoff) // a lower bound of its time
+      continue;
+    GemmCost r = evaluate(Candidate{p, g, s, tile, occ[stages], sched, tiles});
+    if (!found || better(r, best)) {
+      best = r;
+      found = true;
+    }
+  }
+  return best; // ctasPerSm == 0 when the tile cannot run at all
+}
+
+} // namespace
+
+/// cp.async copies 4, 8 or 16 bytes; the multistage kernels need 16-byte
+/// aligned rows. When either operand's rows (A is M x K, B is K x N, both
+/// row-major) are not whole 16-byte vectors, the library falls back to a
+/// kernel that stages both operands through registers (docs/model.md §2.3).
+bool vectorAligned(const GemmShape &s) {
+  double d = bytesOf(s.dtype);
+  auto ok = [&](int64_t elems) { return std::fmod(double(elems) * d, detail::kVectorBytes) == 0; };
+  return ok(s.k) && ok(s.n);
+}
+
+GemmCost gemmCostWithTile(const GpuSpec &g, const GemmShape &s, CtaTile tile) {
+  return searchStages(Problem(g, s), tile, Seconds(INFINITY));
+}
+
+GemmCost gemmCost(const GpuSpec &g, const GemmShape &s) {
+  static constexpr int64_t kMn[] = {64, 128, 256};
+  static constexpr int64_t kK[] = {32, 64};
+  Problem p(g, s);
+  GemmCost best;
+  bool found = false;
+  for (int64_t tm : kMn)
+    for (int64_t tn : kMn)
+      for (int64_t tk : kK) {
+        GemmCost r = searchStages(p, CtaTile{tm, tn, tk, 0, 0}, found ? best.time : Seconds(INFINITY));
+        if (r.ctasPerSm > 0 && (!found || better(r, best))) {
+          best = r;
+          found = true;
+        }
+      }
+  return best;
+}
+
+} // namespace rapid::cost

@@ -1,0 +1,24 @@
+//===- GemmDetail.h - Constants and helpers shared by the GEMM files ------===//
+#pragma once
+
+#include "rapid/Cost/Gemm.h"
+
+#include <cmath>
+#include <utility>
+
+namespace rapid::cost::detail {
+
+constexpr int64_t kWarpSize = 32;            // threads per warp, every CUDA GPU
+constexpr double kRegisterBytes = 4;         // one 32-bit register
+constexpr double kMaxRegsPerThread = 255;    // CUDA ISA limit since Kepler
+constexpr double kOverheadRegsPerThread = 40; // fragments + addresses, §2.2
+constexpr double kVectorBytes = 16;          // widest global load / cp.async
+constexpr int64_t kMinStages = 2, kMaxStages = 6; // double buffering .. CUTLASS's deepest
+
+int64_t warpsFor(int64_t tileM, int64_t tileN);
+/// Warps along M and along N.
+std::pair<int64_t, int64_t> warpGrid(const CtaTile &tile);
+
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+} // namespace rapid::cost::detail

@@ -1,0 +1,60 @@
+//===- KernelCost.cpp - Roofline combination of resource times ------------===//
+#include "rapid/Cost/KernelCost.h"
+
+#include <algorithm>
+
+namespace rapid::cost {
+
+std::string_view nameOf(Bound b) {
+  switch (b) {
+  case Bound::Compute: return "compute";
+  case Bound::Latency: return "latency";
+  case Bound::Smem: return "smem";
+  case Bound::L2: return "l2";
+  case Bound::Hbm: return "hbm";
+  case Bound::Launch: return "launch";
+  }
+  return "?";
+}
+
+// The calibration fields are what a user fits (achieved / peak); they scale
+// the declared peaks here and nowhere else.
+BytesPerSecond hbmRate(const GpuSpec &g) { return g.hbmBandwidth * g.calibration.hbm; }
+BytesPerSecond l2Rate(const GpuSpec &g) { return g.l2Bandwidth * g.calibration.l2; }
+// Shared memory sits in the SM beside the tensor cores; it is derated with
+// them (calibration.compute), since no separate field describes it.
+BytesPerSecond smemRate(const GpuSpec &g) { return g.smemBandwidth * g.calibration.compute; }
+FlopsPerSecond mathRate(const GpuSpec &g, DType t) { return g.peak(t) * g.calibration.compute; }
+
+KernelCost combine(const GpuSpec &g, const Terms &terms, Flops flops, const Traffic &bytes,
+                   int64_t kernels) {
+  // Ties go to the earlier entry, so the order is part of the output.
+  const std::pair<Seconds, Bound> all[] = {{terms.compute, Bound::Compute},
+                                           {terms.latency, Bound::Latency},
+                                           {terms.smem, Bound::Smem},
+                                           {terms.l2, Bound::L2},
+                                           {terms.hbm, Bound::Hbm}};
+  auto worst = *std::max_element(std::begin(all), std::end(all),
+                                 [](const auto &a, const auto &b) { return a.first < b.first; });
+  Seconds launch = g.launchOverhead * double(kernels);
+  KernelCost c;
+  c.time = worst.first + launch;
+  c.bound = launch > worst.first ? Bound::Launch : worst.second;
+  c.flops = flops;
+  c.bytes = bytes;
+  c.kernels = kernels;
+  return c;
+}
+
+KernelCost sequence(const KernelCost &a, const KernelCost &b) {
+  KernelCost c;
+  c.time = a.time + b.time;
+  c.bound = a.time >= b.time ? a.bound : b.bound;
+  c.flops = a.flops + b.flops;
+  c.bytes = a.bytes;
+  c.bytes += b.bytes;
+  c.kernels = a.kernels + b.kernels;
+  return c;
+}
+
+} // namespace rapid::cost

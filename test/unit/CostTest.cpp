@@ -1,0 +1,165 @@
+//===- CostTest.cpp - Wave, occupancy and tile arithmetic of the cost model ===//
+#include "rapid/Cost/Pointwise.h"
+#include "rapid/Cost/Gemm.h"
+
+#include <gtest/gtest.h>
+
+using namespace rapid;
+using namespace rapid::cost;
+
+namespace {
+
+/// A100-like numbers, written out so these tests do not depend on Sema.
+GpuSpec testGpu() {
+  GpuSpec g;
+  g.name = "test";
+  g.smCount = 108;
+  g.clock = Hertz(1.41e9);
+  g.peakBf16 = g.peakFp16 = FlopsPerSecond(312e12);
+  g.peakFp32 = FlopsPerSecond(19.5e12);
+  g.registersPerSm = Bytes(256 * 1024);
+  g.smemPerSm = Bytes(164 * 1024);
+  g.smemBandwidth = BytesPerSecond(108 * 1.41e9 * 128);
+  g.l2Capacity = Bytes(40 * 1024 * 1024);
+  g.l2Bandwidth = BytesPerSecond(5120 * 1.41e9);
+  g.hbmBandwidth = BytesPerSecond(2039e9);
+  g.hbmLatency = Seconds(500e-9);
+  g.launchOverhead = Seconds(5e-6);
+  return g;
+}
+
+void expectSchedule(const WaveSchedule &w, int64_t fullWaves, int64_t perSm, int64_t rounds, int64_t last) {
+  EXPECT_EQ(w.fullWaves, fullWaves);
+  EXPECT_EQ(w.perSm, perSm);
+  EXPECT_EQ(w.rounds, rounds);
+  EXPECT_EQ(w.lastRoundCtas, last);
+}
+
+CtaTile tile(int64_t m, int64_t n, int64_t k) { return CtaTile{m, n, k, 0, std::max<int64_t>(4, m * n / 4096)}; }
+
+} // namespace
+
+TEST(Waves, FullWavesDivideEvenly) {
+  WaveSchedule w = scheduleWaves(/*tiles=*/648, /*sms=*/108, /*ctasPerSm=*/3);
+  EXPECT_DOUBLE_EQ(w.waves, 2.0);
+  expectSchedule(w, /*fullWaves=*/2, /*perSm=*/6, /*rounds=*/2, /*last=*/3);
+}
+
+TEST(Waves, PartialLastWave) {
+  // 1024 tiles on 108 SMs x 3: the busiest SM gets ceil(1024/108) = 10.
+  WaveSchedule w = scheduleWaves(1024, 108, 3);
+  EXPECT_NEAR(w.waves, 1024.0 / 324.0, 1e-12);
+  expectSchedule(w, 4, 10, 4, 1);
+}
+
+TEST(Waves, FewerTilesThanSms) {
+  expectSchedule(scheduleWaves(16, 108, 4), 1, 1, 1, 1);
+}
+
+TEST(Waves, NothingToSchedule) {
+  expectSchedule(scheduleWaves(0, 108, 3), 0, 0, 0, 0);
+}
+
+TEST(Occupancy, RegistersLimit128x128) {
+  // 128 threads x (128 accumulators + 40) registers = 84 KiB: 3 per SM,
+  // as Nsight reports for cuBLAS's 128x128x32 kernels (12 warps).
+  GpuSpec g = testGpu();
+  EXPECT_DOUBLE_EQ(registersPerCta(tile(128, 128, 32)).value(), 128 * 168 * 4);
+  Occupancy o = occupancy(g, tile(128, 128, 32), 3, DType::BF16);
+  EXPECT_EQ(o.ctasPerSm, 3);
+  EXPECT_EQ(o.limit, Occupancy::Registers);
+}
+
+TEST(Occupancy, SharedMemoryLimitsDeepPipelines) {
+  GpuSpec g = testGpu();
+  // 6 stages x (128 + 128) x 64 x 2 B = 192 KiB > 164 KiB: does not fit.
+  EXPECT_DOUBLE_EQ(smemPerCta(tile(128, 128, 64), 6, DType::BF16).value(), 6 * 256 * 64 * 2);
+  EXPECT_EQ(occupancy(g, tile(128, 128, 64), 6, DType::BF16).ctasPerSm, 0);
+  Occupancy o = occupancy(g, tile(128, 128, 64), 4, DType::BF16);
+  EXPECT_EQ(o.ctasPerSm, 1);
+  EXPECT_EQ(o.limit, Occupancy::SharedMemory);
+}
+
+TEST(Occupancy, AccumulatorsThatWouldSpillAreRejected) {
+  // 256x256 on 16 warps is 128 accumulators per thread: fits; but on
+  // 4 warps it would need 512 per thread, beyond the 255-register limit.
+  GpuSpec g = testGpu();
+  CtaTile t{256, 256, 32, 0, 4};
+  EXPECT_EQ(occupancy(g, t, 2, DType::BF16).ctasPerSm, 0);
+}
+
+TEST(Gemm, PartialWaveCostsAWholeRound) {
+  // One tile more than the GPU holds at once adds a round to the busiest SM.
+  GpuSpec g = testGpu();
+  GemmShape full{128 * 108, 4096, 128 * 3, 1, DType::BF16};
+  GemmShape plus{128 * 108 + 128, 4096, 128 * 3, 1, DType::BF16};
+  GemmCost a = gemmCostWithTile(g, full, tile(128, 128, 32));
+  GemmCost b = gemmCostWithTile(g, plus, tile(128, 128, 32));
+  EXPECT_EQ(a.schedule.rounds, 1);
+  EXPECT_EQ(b.schedule.rounds, 2);
+  EXPECT_GT(b.time.value(), 1.2 * a.time.value());
+}
+
+TEST(Gemm, TimeIsMonotoneInWork) {
+  GpuSpec g = testGpu();
+  double last = 0;
+  for (int64_t n : {1024, 2048, 4096, 8192}) {
+    double t = gemmCost(g, GemmShape{n, n, n, 1, DType::BF16}).time.value();
+    EXPECT_GT(t, last);
+    last = t;
+  }
+}
+
+TEST(Gemm, NeverFasterThanPeak) {
+  GpuSpec g = testGpu();
+  GemmCost c = gemmCost(g, GemmShape{8192, 8192, 8192, 1, DType::BF16});
+  EXPECT_GE(c.time.value(), c.flops.value() / g.peakBf16.value());
+  EXPECT_EQ(c.bound, Bound::Compute);
+}
+
+TEST(Attention, CausalBlocksCountTheLowerTriangle) {
+  EXPECT_EQ(causalActiveBlocks(4096, 128, 128), 32 * 33 / 2);
+  // Query blocks twice as tall as key blocks see two more key blocks each.
+  EXPECT_EQ(causalActiveBlocks(256, 128, 64), 2 + 4);
+  // A ragged last block still counts.
+  EXPECT_EQ(causalActiveBlocks(100, 64, 64), 1 + 2);
+}
+
+TEST(Pointwise, BytesAndFlopsPerElement) {
+  PointwiseWork ln = pointwiseWork(PointwiseOp::LayerNorm, 1000, DType::BF16, Pass::Forward);
+  EXPECT_DOUBLE_EQ(ln.bytes.value(), 1000 * 2 * 2); // read x, write y
+  EXPECT_DOUBLE_EQ(ln.flops.value(), 7000);
+  PointwiseWork adam = pointwiseWork(PointwiseOp::Adam, 10, DType::BF16, Pass::Forward);
+  EXPECT_DOUBLE_EQ(adam.bytes.value(), 10 * (7 * 4 + 2));
+}
+
+TEST(Pointwise, RooflineOverHbmAndVectorMath) {
+  GpuSpec g = testGpu();
+  g.calibration.hbm = 0.5; // half the bandwidth: twice the time
+  KernelCost c = pointwiseCost(g, PointwiseWork{Bytes(2039e9), Flops(1), 1});
+  EXPECT_NEAR(c.time.value(), 2.0 + 5e-6, 1e-9);
+  EXPECT_EQ(c.bound, Bound::Hbm);
+  KernelCost math = pointwiseCost(g, PointwiseWork{Bytes(1), Flops(19.5e12), 2});
+  EXPECT_NEAR(math.time.value(), 1.0 + 10e-6, 1e-9);
+  EXPECT_EQ(math.bound, Bound::Compute);
+}
+
+TEST(Attention, FlashCausalDoesAboutHalfTheWork) {
+  GpuSpec g = testGpu();
+  AttentionShape full{1, 4096, 32, 32, 128, false, DType::BF16};
+  AttentionShape causal = full;
+  causal.causal = true;
+  double ratio = flashAttention(g, causal, Pass::Forward).time / flashAttention(g, full, Pass::Forward).time;
+  EXPECT_GT(ratio, 0.5);
+  EXPECT_LT(ratio, 0.55);
+}
+
+TEST(Attention, NaiveMovesTheScoreMatrix) {
+  GpuSpec g = testGpu();
+  AttentionShape s{1, 4096, 32, 32, 128, false, DType::BF16};
+  AttentionCost naive = naiveAttention(g, s, Pass::Forward);
+  double scores = 32.0 * 4096 * 4096 * 2; // one pass over the bf16 scores
+  EXPECT_DOUBLE_EQ(naive.softmax.bytes.hbm.value(), 2 * scores);
+  EXPECT_GE(naive.bytes.hbm.value(), 4 * scores);
+  EXPECT_LT(flashAttention(g, s, Pass::Forward).bytes.hbm.value(), scores);
+}
