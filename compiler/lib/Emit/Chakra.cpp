@@ -4,6 +4,7 @@
 #include "ChakraImpl.h"
 
 #include "rapid/Sema/PointPrinter.h"
+#include "rapid/Network/NetworkConfig.h"
 #include "rapid/Sema/Specs.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -62,14 +63,18 @@ std::string sanitize(std::string s) {
 }
 
 std::string faultsJson(const ExperimentPoint &p) {
+  llvm::Expected<net::NetworkSpec> spec = net::parseNetworkJson("<network>", networkJson(p));
+  if (!spec) { llvm::consumeError(spec.takeError()); return "{\"faults\": []}\n"; }
+  net::Topology topo(std::move(*spec));
   std::vector<std::string> items;
-  for (const RankLinkFault &f : rankLinkFaults(p)) {
-    std::string link = fmt::format("[{}, {}]", f.a, f.b);
+  for (const net::Fault &f : pointFaults(p, topo)) {
+    auto node = [&](uint32_t n) { return n < uint32_t(topo.numRanks()) ? std::to_string(n) : jsonQuote(topo.nodeName(n)); };
+    std::string link = fmt::format("[{}, {}]", node(f.src), node(f.dst));
     if (f.hard)
       items.push_back(fmt::format("  {{\"kind\": \"hard\", \"link\": {}}}", link));
     else
       items.push_back(fmt::format("  {{\"kind\": \"soft\", \"link\": {}, \"derate\": {}, \"extra_latency\": \"{} ns\"}}",
-                                  link, formatNumber(f.derate), formatNumber(f.extraLatency * 1e9)));
+                                  link, formatNumber(f.derate), formatNumber(double(f.extraLatencyPs) / 1000)));
   }
   return "{\"faults\": [\n" + llvm::join(items, ",\n") + "\n]}\n";
 }
@@ -93,21 +98,31 @@ std::string networkJson(const ExperimentPoint &p) {
   return "{\"dimensions\": [\n" + llvm::join(dims, ",\n") + "\n]}\n";
 }
 
-std::vector<RankLinkFault> rankLinkFaults(const ExperimentPoint &p) {
-  std::vector<RankLinkFault> out;
+std::vector<net::Fault> pointFaults(const ExperimentPoint &p, const net::Topology &topo) {
+  std::vector<net::Fault> out;
   if (!p.faults) return out;
   for (const ResolvedLinkFault &f : p.faults->links) {
-    int64_t stride = 1;
-    for (const ResolvedDim &d : p.network.dims) {
-      if (d.name == f.dim) break;
-      stride *= d.size;
-    }
-    RankLinkFault r{f.a * stride, f.b * stride, f.hard};
+    int d = 0;
+    while (d < int(p.network.dims.size()) && p.network.dims[d].name != f.dim) ++d;
+    net::Fault nf;
+    nf.hard = f.hard;
     if (!f.hard) {
-      r.derate = f.fields.at("derate").num();
-      r.extraLatency = f.fields.at("extra_latency").num();
+      nf.derate = f.fields.at("derate").num();
+      nf.extraLatencyPs = int64_t(f.fields.at("extra_latency").num() * 1e12 + 0.5);
     }
-    out.push_back(r);
+    uint32_t a = uint32_t(f.a * topo.stride(d)), b = uint32_t(f.b * topo.stride(d));
+    const std::string &kind = p.network.dims[d].kind;
+    if (kind != "Switch" && kind != "FatTree") {
+      nf.src = a, nf.dst = b;
+      out.push_back(nf);
+      continue;
+    }
+    for (uint32_t r : {a, b}) // each end's link up to its switch
+      for (const uint32_t *l = topo.outBegin(r); l != topo.outEnd(r); ++l)
+        if (topo.links()[*l].dim == d) {
+          nf.src = r, nf.dst = topo.links()[*l].dst;
+          out.push_back(nf);
+        }
   }
   return out;
 }

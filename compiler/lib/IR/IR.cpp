@@ -54,6 +54,7 @@ const char *boundName(Bound b) {
   switch (b) {
   case Bound::None: return "none";
   case Bound::Compute: return "compute";
+  case Bound::Latency: return "latency";
   case Bound::SharedMemory: return "smem";
   case Bound::L2: return "l2";
   case Bound::HBM: return "hbm";

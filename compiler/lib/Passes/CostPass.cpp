@@ -1,51 +1,89 @@
 //===- CostPass.cpp - A time for every compute op -------------------------===//
 //
-// A roofline per op: the larger of its math time at the GPU's peak for the
-// op's type and its HBM time, both derated by the GPU's named calibration
-// factors, plus one kernel launch. GEMMs move at least their operands and
-// result once (the tiled model refines this). Collectives get no time here:
-// the network simulator decides them.
+// Each compute op is costed by the hardware-aware kernel model of
+// compiler/lib/Cost (docs/model.md): GEMMs by their best CTA tiling, waves
+// and per-level traffic; FlashAttention by its block schedule; everything
+// else as a bandwidth/vector-math kernel from its bytes and FLOPs. Layers
+// repeat the same shapes, so results are memoised per program. Collectives
+// get no time here: the network simulator decides them.
 //===----------------------------------------------------------------------===//
 #include "rapid/Passes/Pipeline.h"
+
+#include "rapid/Cost/Pointwise.h"
 #include "rapid/Sema/Specs.h"
+
+#include <map>
+#include <tuple>
 
 namespace rapid {
 namespace {
 
-using ir::Bound;
 using ir::Op;
 using ir::OpKind;
 
-double hbmBytes(const Op &op) {
-  if (op.kind != OpKind::Gemm) return op.bytes;
-  const ir::Shape &s = op.shape;
-  double elems = double(s.m) * s.k + double(s.k) * s.n + double(s.m) * s.n;
-  return elems * double(s.batch) * bytesOf(op.dtype);
+ir::Bound boundOf(cost::Bound b) {
+  switch (b) {
+  case cost::Bound::Compute: return ir::Bound::Compute;
+  case cost::Bound::Latency: return ir::Bound::Latency;
+  case cost::Bound::Smem: return ir::Bound::SharedMemory;
+  case cost::Bound::L2: return ir::Bound::L2;
+  case cost::Bound::Hbm: return ir::Bound::HBM;
+  case cost::Bound::Launch: return ir::Bound::Launch;
+  }
+  return ir::Bound::None;
 }
 
-void costOp(Op &op, const GpuSpec &gpu) {
-  bool tensor = op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention || op.kind == OpKind::DecodeAttention;
-  FlopsPerSecond peak = (tensor ? gpu.peak(op.dtype) : gpu.peakFp32) * gpu.calibration.compute;
-  Seconds math = Flops(op.flops) / peak;
-  op.bytes = hbmBytes(op);
-  Seconds memory = Bytes(op.bytes) / (gpu.hbmBandwidth * gpu.calibration.hbm);
-  op.time = std::max(math, memory) + gpu.launchOverhead;
-  op.bound = gpu.launchOverhead > std::max(math, memory) ? Bound::Launch
-             : math >= memory                             ? Bound::Compute
-                                                          : Bound::HBM;
+/// Attention of m query rows against n keys per head: the kernel model's
+/// square case (n x n) scaled to m of its rows, which is exact when m = n
+/// and is context parallelism's share otherwise.
+cost::KernelCost attention(const GpuSpec &gpu, const Op &op) {
+  cost::AttentionShape s;
+  s.batch = 1;
+  s.seq = op.shape.n;
+  s.heads = s.kvHeads = op.shape.batch;
+  s.headDim = op.shape.k;
+  s.causal = op.causal;
+  s.dtype = op.dtype;
+  cost::KernelCost c = cost::flashAttention(gpu, s, op.phase == ir::Phase::Backward ? cost::Pass::Backward
+                                                                                     : cost::Pass::Forward);
+  if (op.shape.m != op.shape.n) {
+    double share = double(op.shape.m) / double(op.shape.n);
+    c.time = gpu.launchOverhead + (c.time - gpu.launchOverhead) * share;
+    c.bytes.hbm = c.bytes.hbm * share;
+  }
+  return c;
+}
+
+cost::KernelCost costOf(const GpuSpec &gpu, const Op &op) {
+  switch (op.kind) {
+  case OpKind::Gemm:
+    return cost::gemmCost(gpu, {op.shape.m, op.shape.k, op.shape.n, op.shape.batch, op.dtype});
+  case OpKind::FlashAttention:
+    return attention(gpu, op);
+  default: // bandwidth and vector math from the op's own bytes and FLOPs
+    return cost::pointwiseCost(gpu, {Bytes(op.bytes), Flops(op.flops), 1});
+  }
 }
 
 } // namespace
 
 void costPass(ir::Program &prog, const ExperimentPoint &point) {
   GpuSpec gpu = gpuSpecFrom(point.gpuName, point.gpu);
+  using Key = std::tuple<OpKind, int64_t, int64_t, int64_t, int64_t, DType, bool, bool, double, double>;
+  std::map<Key, cost::KernelCost> memo;
   for (ir::Graph &g : prog.stages)
     for (Op &op : g.ops) {
       if (op.isComm()) {
-        op.bound = Bound::Network;
+        op.bound = ir::Bound::Network;
         continue;
       }
-      costOp(op, gpu);
+      Key key{op.kind, op.shape.m, op.shape.n, op.shape.k, op.shape.batch, op.dtype,
+              op.causal, op.phase == ir::Phase::Backward, op.bytes, op.flops};
+      auto it = memo.find(key);
+      if (it == memo.end()) it = memo.emplace(key, costOf(gpu, op)).first;
+      op.time = it->second.time;
+      op.bound = boundOf(it->second.bound);
+      if (op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention) op.bytes = it->second.bytes.hbm.value();
     }
 }
 

@@ -41,16 +41,7 @@ llvm::Expected<net::NetworkSpec> networkSpec(const ExperimentPoint &point) {
 }
 
 llvm::Error applyPointFaults(const ExperimentPoint &point, net::Topology &topo) {
-  std::vector<net::Fault> faults;
-  for (const RankLinkFault &f : rankLinkFaults(point)) {
-    net::Fault nf;
-    nf.src = uint32_t(f.a);
-    nf.dst = uint32_t(f.b);
-    nf.hard = f.hard;
-    nf.derate = f.derate;
-    nf.extraLatencyPs = int64_t(f.extraLatency * 1e12 + 0.5);
-    faults.push_back(nf);
-  }
+  std::vector<net::Fault> faults = pointFaults(point, topo);
   if (faults.empty()) return llvm::Error::success();
   return net::applyFaults("faults " + point.faults->name, faults, topo);
 }

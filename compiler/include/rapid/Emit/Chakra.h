@@ -13,6 +13,8 @@
 #pragma once
 
 #include "rapid/IR/IR.h"
+#include "rapid/Network/Faults.h"
+#include "rapid/Network/Topology.h"
 #include "rapid/Sema/Sema.h"
 
 #include "llvm/Support/Error.h"
@@ -26,16 +28,11 @@ llvm::Error emitChakra(const ir::Program &prog, const ExperimentPoint &point, co
 /// bandwidth times the GPU's `calibration.network`.
 std::string networkJson(const ExperimentPoint &point);
 
-/// An explicit link fault named by its end ranks. A fault `dim(a, b)` names
-/// the link between positions a and b of that dimension in the copy of the
-/// dimension that holds rank 0.
-struct RankLinkFault {
-  int64_t a = 0, b = 0;
-  bool hard = false;
-  double derate = 1;
-  double extraLatency = 0; ///< seconds
-};
-std::vector<RankLinkFault> rankLinkFaults(const ExperimentPoint &point);
+/// The point's explicit link faults on the runtime's topology. A fault
+/// `dim(a, b)` names the link between positions a and b of that dimension in
+/// the copy of the dimension that holds rank 0; in a switched dimension
+/// (Switch, FatTree), the links of a and of b to their switch.
+std::vector<net::Fault> pointFaults(const ExperimentPoint &point, const net::Topology &topo);
 
 /// The folder of a point under `root`: `root/<experiment>` or, for a sweep
 /// point, `root/<sweep>/<axis>-<value>_...`.

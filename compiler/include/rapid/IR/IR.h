@@ -54,7 +54,7 @@ enum class Group : uint8_t {
 };
 
 /// What set an op's time in the cost model.
-enum class Bound : uint8_t { None, Compute, SharedMemory, L2, HBM, Launch, Network };
+enum class Bound : uint8_t { None, Compute, Latency, SharedMemory, L2, HBM, Launch, Network };
 
 struct Shape {
   int64_t m = 0, n = 0, k = 0, batch = 1;
