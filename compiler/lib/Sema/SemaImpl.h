@@ -111,7 +111,7 @@ private:
 
 class Sema {
 public:
-  Sema(const SemaOptions &opts, DiagnosticEngine &diags) : opts(opts), diags(diags) {}
+  Sema(const SemaOptions &opts, DiagnosticEngine &diags) : diags(diags), opts(opts) {}
   std::optional<Program> run(const std::string &file);
   /// Loads `imports` and resolves the declaration `name` of `kind` alone.
   std::optional<FieldValues> resolveNamed(const std::string &kind, const std::string &name,

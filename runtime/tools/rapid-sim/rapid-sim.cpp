@@ -2,7 +2,7 @@
 //
 // rapid-sim --workload PREFIX --network net.json|net.yml [--comm-group g.json]
 //           [--faults f.json] [--system sys.json] [--mode congestion|analytical]
-//           [--astra-compat] [--format text|json] [--links] [--timeline out.json]
+//           [--astra-compat] [--format text|json] [--links] [--critical-path] [--timeline out.json]
 //
 // See docs/runtime.md for the model and the file formats.
 //===----------------------------------------------------------------------===//
@@ -39,6 +39,7 @@ static cl::opt<bool> astraCompat("astra-compat",
 static cl::opt<std::string> outFormat("format", cl::desc("text (default) or json"),
                                    cl::init("text"), cl::cat(cat));
 static cl::opt<bool> links("links", cl::desc("report per-link traffic"), cl::cat(cat));
+static cl::opt<bool> critical("critical-path", cl::desc("report the chain that set the finish time"), cl::cat(cat));
 static cl::opt<std::string> timeline("timeline", cl::desc("write a Chrome/Perfetto trace"),
                                      cl::value_desc("file"), cl::cat(cat));
 static cl::opt<int> computeStreams("compute-streams", cl::desc("concurrent compute ops per rank"),
@@ -107,7 +108,7 @@ static engine::SimOptions simOptions() {
   o.astraCompat = astraCompat;
   o.computeStreams = computeStreams;
   o.commStreams = commStreams;
-  o.recordTimeline = !timeline.empty();
+  o.recordTimeline = !timeline.empty() || critical;
   return o;
 }
 
@@ -141,5 +142,7 @@ int main(int argc, char **argv) {
   if (!timeline.empty())
     orDie(report::writeTimeline(timeline, res, w));
   report::printReport(res, net, report::ReportOptions{outFormat == "json", links}, outs());
+  if (critical)
+    report::printCriticalPath(report::criticalPath(res, w), w, outFormat == "json", 5, outs());
   return 0;
 }

@@ -24,4 +24,25 @@ void printReport(const engine::SimResult &res, const net::Network &net, const Re
 llvm::Error writeTimeline(const std::string &path, const engine::SimResult &res,
                           const trace::Workload &w);
 
+/// One node of the critical path and the time it waited after its last
+/// dependency finished (for a stream, a collective's members or a peer).
+struct PathStep {
+  uint32_t node;
+  int64_t startPs, endPs;
+  engine::Lane lane;
+  int64_t waitPs;
+};
+
+struct CriticalPath {
+  uint32_t rank = 0; ///< the last rank to finish
+  std::vector<PathStep> steps;
+  int64_t computePs = 0, commPs = 0, waitPs = 0;
+};
+
+/// The chain of dependencies that set the last rank's finish time (needs the
+/// spans of a simulation run with SimOptions::recordTimeline).
+CriticalPath criticalPath(const engine::SimResult &res, const trace::Workload &w);
+void printCriticalPath(const CriticalPath &cp, const trace::Workload &w, bool json, size_t top,
+                       llvm::raw_ostream &os);
+
 } // namespace rapid::report
