@@ -21,6 +21,8 @@ std::string opLine(const Op &op, size_t idx) {
   } else {
     s += fmt::format(" {} flops={:.4g}", nameOf(op.dtype), op.flops);
     if (op.bytes > 0) s += fmt::format(" bytes={:.4g}", op.bytes);
+    if (op.l2Bytes > 0) s += fmt::format(" l2={:.4g}", op.l2Bytes);
+    if (op.smemBytes > 0) s += fmt::format(" smem={:.4g}", op.smemBytes);
   }
   if (op.bound != Bound::None)
     s += fmt::format(" time={:.4g}us bound={}", op.time.value() * 1e6, boundName(op.bound));

@@ -83,7 +83,10 @@ void costPass(ir::Program &prog, const ExperimentPoint &point) {
       if (it == memo.end()) it = memo.emplace(key, costOf(gpu, op)).first;
       op.time = it->second.time;
       op.bound = boundOf(it->second.bound);
-      if (op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention) op.bytes = it->second.bytes.hbm.value();
+      const cost::Traffic &t = it->second.bytes;
+      if (op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention) op.bytes = t.hbm.value();
+      op.l2Bytes = t.l2.value();
+      op.smemBytes = t.smem.value();
     }
 }
 

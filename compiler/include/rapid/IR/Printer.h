@@ -8,7 +8,9 @@
 namespace rapid::ir {
 
 /// Stable text, one op per line:
-///   %7 = gemm "attn.qkv" fwd L0 mb0 [m=2048 n=3072 k=1024] bf16 flops=1.288e+10 time=41.2us bound=compute deps=(%6)
+///   %7 = gemm "attn.qkv" fwd L0 mb0 [m=2048 n=3072 k=1024] bf16 flops=1.288e+10 bytes=... l2=... smem=...
+///        time=41.2us bound=compute deps=(%6)
+/// (bytes: HBM traffic; l2, smem: the on-chip levels)
 void printProgram(const Program &p, llvm::raw_ostream &os);
 /// Totals per stage and for the program: op counts, FLOPs by phase.
 void printSummary(const Program &p, llvm::raw_ostream &os);
