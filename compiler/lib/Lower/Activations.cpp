@@ -73,7 +73,7 @@ void memoryFacts(const Shard &sh, ir::Program &prog) {
     double tokens = double(sh.seq + sh.decodeTokens) / sh.layout.cp;
     double kvPerLayer = 2.0 * sh.b * tokens * sh.kvLocal * sh.d;
     mf.transient = storedAll(sh, 0) + mf.storedHead;
-    for (int64_t s = 0; s < sh.layout.pp; ++s) mf.kvCache.push_back(kvPerLayer * sh.layout.layersPerStage);
+    for (int64_t s = 0; s < sh.layout.pp; ++s) mf.kvCache.push_back(kvPerLayer * sh.stageLayerCount(s));
   }
 }
 

@@ -34,7 +34,7 @@ void buildInferenceStage(const Shard &sh, ir::Graph &g, int64_t stage, const std
   Chain c(g);
   c.dtype = sh.dtype;
   c.phase = Phase::Forward;
-  int64_t P = L.pp, per = sh.model.layers / P;
+  int64_t P = L.pp;
   auto tag = [&](int kind, int64_t micro) { return int32_t((micro * P + stage) * 3 + kind); };
   for (size_t unit = 0; unit <= samples.size(); ++unit) {
     Shard step = sh;
@@ -51,7 +51,7 @@ void buildInferenceStage(const Shard &sh, ir::Graph &g, int64_t stage, const std
     else if (unit > 0 && P > 1) // the token sampled on the last stage
       c.after(c.addDetached(p2p(OpKind::Recv, "pp.recv.token", P - 1, int32_t(unit * P * 3 + 2), 4.0 * sh.b), {}));
     if (stage == 0) embeddingForward(c, step);
-    for (int64_t l = stage * per; l < (stage + 1) * per; ++l) layerForward(c, step, l);
+    for (int64_t l = sh.layerBegin(0, stage); l < sh.layerEnd(0, stage); ++l) layerForward(c, step, l);
     c.layer = -1;
     if (stage + 1 < P) {
       c.addDetached(p2p(OpKind::Send, "pp.send.act", stage + 1, int32_t((int64_t(unit) * P + stage + 1) * 3), act),

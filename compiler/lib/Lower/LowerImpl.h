@@ -38,6 +38,13 @@ struct Shard {
   double gradBucket = 0;
   double gradBytes = 4;        ///< gradients are reduced in FP32 (Megatron's main_grad)
 
+  /// First layer of each (chunk, stage) in model order, index chunk*pp +
+  /// stage, and one past the last layer at the end.
+  std::vector<int64_t> chunkStart;
+  int64_t layerBegin(int64_t chunk, int64_t stage) const { return chunkStart[chunk * layout.pp + stage]; }
+  int64_t layerEnd(int64_t chunk, int64_t stage) const { return chunkStart[chunk * layout.pp + stage + 1]; }
+  int64_t stageLayerCount(int64_t stage) const;
+
   int64_t t() const { return layout.tp; }
   bool sp() const { return layout.sp && layout.tp > 1; }
   /// Elements of a [tokens, hidden] activation on this rank, split by SP.

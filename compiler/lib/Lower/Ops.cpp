@@ -54,6 +54,12 @@ Op collective(OpKind kind, const char *name, Group g, double commBytes) {
   return op;
 }
 
+int64_t Shard::stageLayerCount(int64_t stage) const {
+  int64_t n = 0;
+  for (int64_t c = 0; c < layout.virtualStages; ++c) n += layerEnd(c, stage) - layerBegin(c, stage);
+  return n;
+}
+
 double Shard::layerParams(int64_t layer) const {
   const ModelSpec &m = model;
   double h = double(m.hidden);
@@ -92,7 +98,16 @@ Shard makeShard(const ExperimentPoint &p) {
     sh.decodeTokens = num("inference.decode");
     sh.decodeSamples = num("inference.decode_samples");
   }
-  l.layersPerStage = sh.model.layers / l.pp;
+  int64_t chunks = l.pp * l.virtualStages;
+  int64_t first = num("parallel.first_stage_layers"), last = num("parallel.last_stage_layers");
+  int64_t middle = l.pp - (first > 0) - (last > 0);
+  int64_t even = middle > 0 ? (sh.model.layers - first - last) / middle : 0;
+  sh.chunkStart.push_back(0);
+  for (int64_t i = 0; i < chunks; ++i) {
+    bool uneven = first > 0 || last > 0;
+    int64_t n = !uneven ? sh.model.layers / chunks : i == 0 && first > 0 ? first : i == chunks - 1 && last > 0 ? last : even;
+    sh.chunkStart.push_back(sh.chunkStart.back() + n);
+  }
   sh.s = sh.seq / l.cp;
   sh.tokens = sh.b * sh.s;
   sh.kvTokens = sh.s * l.cp;

@@ -75,8 +75,6 @@ public:
   }
 
 private:
-  int64_t chunkLayers() const { return sh.model.layers / (L.pp * L.virtualStages); }
-  int64_t firstLayer(int64_t chunk) const { return (chunk * L.pp + stage) * chunkLayers(); }
   bool first(int64_t chunk) const { return stage == 0 && chunk == 0; }
   bool last(int64_t chunk) const { return stage == L.pp - 1 && chunk == L.virtualStages - 1; }
   double p2pBytes() const { return sh.actElems() * sh.d; }
@@ -95,7 +93,7 @@ private:
       c.after(c.addDetached(p2p(OpKind::Recv, "pp.recv.act", from, tag(0, u.micro, stage, u.chunk)), {}));
     }
     if (first(u.chunk)) embeddingForward(c, sh);
-    for (int64_t l = firstLayer(u.chunk), e = l + chunkLayers(); l < e; ++l) {
+    for (int64_t l = sh.layerBegin(u.chunk, stage), e = sh.layerEnd(u.chunk, stage); l < e; ++l) {
       gatherParams(l);
       layerForward(c, sh, l);
     }
@@ -119,7 +117,7 @@ private:
       bool ownHead = !(sh.model.tiedEmbeddings && L.pp == 1); // else its gradient is the embedding's
       if (lastOfChunk && ownHead) reduceGrads(double(sh.model.vocab) * sh.model.hidden / sh.t());
     }
-    for (int64_t e = firstLayer(u.chunk), l = e + chunkLayers(); l-- > e;) {
+    for (int64_t e = sh.layerBegin(u.chunk, stage), l = sh.layerEnd(u.chunk, stage); l-- > e;) {
       gatherParams(l);
       c.phase = Phase::Backward;
       layerBackward(c, sh, l);
@@ -192,10 +190,9 @@ private:
 
 double stageParams(const Shard &sh, int64_t stage) {
   const ir::Layout &L = sh.layout;
-  int64_t per = sh.model.layers / (L.pp * L.virtualStages);
   double embedding = double(sh.model.vocab) * sh.model.hidden / sh.t(), p = 0;
   for (int64_t chunk = 0; chunk < L.virtualStages; ++chunk)
-    for (int64_t l = (chunk * L.pp + stage) * per, e = l + per; l < e; ++l) p += sh.layerParams(l);
+    for (int64_t l = sh.layerBegin(chunk, stage), e = sh.layerEnd(chunk, stage); l < e; ++l) p += sh.layerParams(l);
   if (stage == 0) p += embedding;
   // A tied LM head is the embedding itself unless it lives on another stage.
   if (stage == L.pp - 1 && !(sh.model.tiedEmbeddings && L.pp == 1)) p += embedding;
@@ -222,6 +219,7 @@ ir::Program lowerPoint(const ExperimentPoint &p) {
       lower::buildInferenceStage(sh, g, s, prog.decode);
     prog.stages.push_back(std::move(g));
     prog.memory.stageParams.push_back(lower::stageParams(sh, s));
+    prog.memory.stageLayers.push_back(sh.stageLayerCount(s));
   }
   lower::memoryFacts(sh, prog);
   return prog;

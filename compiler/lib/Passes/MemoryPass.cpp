@@ -73,7 +73,8 @@ MemoryReport analyzeMemory(const ir::Program &prog, const ExperimentPoint &point
     m.rank = ranks.firstRankOfStage(g.stage);
     double p = mf.stageParams[g.stage];
     m.weights = p * mf.paramBytes / (mf.zero >= 3 ? dp : 1);
-    if (mf.zero >= 3 && dp > 1) m.weights += p / double(L.layersPerStage) * mf.paramBytes; // one gathered layer
+    if (mf.zero >= 3 && dp > 1 && mf.stageLayers[g.stage] > 0) // one gathered layer
+      m.weights += p / double(mf.stageLayers[g.stage]) * mf.paramBytes;
     if (mf.training) {
       m.gradients = p * mf.gradBytes / (mf.zero >= 2 ? dp : 1);
       m.optimizer = p * (mf.masterBytes + mf.optimizerBytes) / (mf.zero >= 1 ? dp : 1);

@@ -61,10 +61,7 @@ struct Checker {
     if (kv > 0 && tp > 0 && kv % tp != 0 && tp % kv != 0)
       fail("parallel.tp", "tp = {} neither divides nor is a multiple of the {} key/value heads {}", tp, kv, m);
     divides("tp", get(p.model, "ffn"), "MLP columns " + m);
-    int64_t chunks = par("pp") * (p.workload == "training" ? get(p.fields, "training.virtual_stages") : 1);
-    int64_t layers = get(p.model, "layers");
-    if (chunks > 0 && layers % chunks != 0)
-      fail("parallel.pp", "{} pipeline chunks (pp = {}) do not divide the {} layers {}", chunks, par("pp"), layers, m);
+    stageLayers(m);
     int64_t experts = get(p.model, "moe.experts"), ep = par("ep");
     if (ep > 1 && experts % ep != 0)
       fail("parallel.ep", "ep = {} does not divide the {} experts {}", ep, experts, m);
@@ -73,6 +70,28 @@ struct Checker {
     if (get(p.model, "moe.top_k") > experts)
       problems.push_back({fmt::format("moe.top_k = {} exceeds the {} experts {}", get(p.model, "moe.top_k"), experts, m),
                           exp.decl->name.range});
+  }
+
+  /// Even stages need pp (times the virtual stages) to divide the layers;
+  /// uneven ones (Megatron-LM's first/last stage layer counts) split the rest.
+  void stageLayers(const std::string &m) {
+    int64_t pp = par("pp"), layers = get(p.model, "layers");
+    int64_t first = par("first_stage_layers"), last = par("last_stage_layers");
+    int64_t v = p.workload == "training" ? get(p.fields, "training.virtual_stages") : 1;
+    if (first == 0 && last == 0) {
+      if (pp * v > 0 && layers % (pp * v) != 0)
+        fail("parallel.pp", "{} pipeline chunks (pp = {}) do not divide the {} layers {}", pp * v, pp, layers, m);
+      return;
+    }
+    if (pp < 2 || v != 1) {
+      fail("parallel.first_stage_layers", "uneven stages need pp >= 2 and no virtual stages (pp = {}, virtual_stages = {})", pp, v);
+      return;
+    }
+    int64_t middle = pp - (first > 0) - (last > 0), rest = layers - first - last;
+    if (rest < middle || rest < 0 || (middle == 0 && rest != 0) || (middle > 0 && rest % middle != 0))
+      fail("parallel.first_stage_layers",
+           "first_stage_layers = {} and last_stage_layers = {} leave {} of the {} layers {} for {} other stages, "
+           "which does not split evenly", first, last, rest, layers, m, middle);
   }
 
   void training() {

@@ -97,6 +97,10 @@ constexpr FieldSpec kExperiment[] = {
     {"parallel.pp", F::Integer, kNum, "1", "", B::Positive, "pipeline stages"},
     {"parallel.dp", F::Integer, kNum, "1", "", B::Positive, "data parallel degree"},
     {"parallel.ep", F::Integer, kNum, "1", "", B::Positive, "expert parallel degree (within dp)"},
+    {"parallel.first_stage_layers", F::Integer, kNum, "0", "", B::NonNegative,
+     "layers on the first pipeline stage (0: an even share)"},
+    {"parallel.last_stage_layers", F::Integer, kNum, "0", "", B::NonNegative,
+     "layers on the last pipeline stage (0: an even share)"},
 };
 
 constexpr FieldSpec kDim[] = {

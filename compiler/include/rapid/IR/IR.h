@@ -101,7 +101,6 @@ struct Layout {
   bool sp = false;
   int64_t virtualStages = 1;
   int64_t microbatches = 1;
-  int64_t layersPerStage = 0;
 };
 
 /// What lowering knows about memory, for the memory pass: sizes come from
@@ -112,6 +111,7 @@ struct MemoryFacts {
   std::vector<double> recompute; ///< per layer: extra bytes while its backward re-runs forward work
   double storedHead = 0;         ///< LM-head logits kept for the loss backward, per microbatch
   std::vector<double> stageParams; ///< per stage: parameters one rank holds before ZeRO sharding
+  std::vector<int64_t> stageLayers; ///< per stage: transformer layers
   double paramBytes = 2, masterBytes = 4, gradBytes = 4, optimizerBytes = 8; ///< per parameter
   int64_t zero = 0;
   std::vector<double> kvCache;   ///< per stage: KV-cache bytes per rank (inference)
