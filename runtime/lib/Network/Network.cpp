@@ -29,6 +29,7 @@ HopTimes Network::sendHop(int64_t now, uint32_t l, double bytes, int64_t tailRea
   s.freeAtPs = end;
   s.busyPs += end - start;
   s.bytes += bytes;
+  if (recordSpans_) spans_.push_back({l, start, end, bytes});
   int64_t latency = topo_.links()[l].latencyPs;
   if (switching_ == Switching::StoreAndForward)
     return HopTimes{end + latency, end + latency};
@@ -42,6 +43,7 @@ int64_t Network::sendAlphaBeta(int64_t now, Route r, double bytes) {
     int64_t ser = serializationPs(l, bytes);
     stats_[l].busyPs += ser;
     stats_[l].bytes += bytes;
+    if (recordSpans_) spans_.push_back({l, now, now + ser, bytes}); // contention-free: starts at once
     latency += topo_.links()[l].latencyPs;
     serSum += ser;
     serMax = std::max(serMax, ser);

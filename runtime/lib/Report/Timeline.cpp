@@ -26,8 +26,37 @@ static void writeThreadNames(llvm::json::OStream &j, size_t numRanks) {
       });
 }
 
+/// Link rows live in one extra process after the ranks, a row per link.
+static void writeLinks(llvm::json::OStream &j, const net::Network &net, int64_t pid) {
+  const net::Topology &topo = net.topology();
+  std::vector<bool> named(topo.links().size(), false);
+  for (const net::LinkSpan &s : net.linkSpans()) {
+    const net::Link &l = topo.links()[s.link];
+    if (!named[s.link]) {
+      named[s.link] = true;
+      j.object([&] {
+        j.attribute("ph", "M");
+        j.attribute("name", "thread_name");
+        j.attribute("pid", pid);
+        j.attribute("tid", int64_t(s.link));
+        j.attributeObject("args", [&] {
+          j.attribute("name", fmt::format("{} -> {}", topo.nodeName(l.src), topo.nodeName(l.dst)));
+        });
+      });
+    }
+    j.object([&] {
+      j.attribute("name", fmt::format("{:.0f} B", s.bytes));
+      j.attribute("ph", "X");
+      j.attribute("pid", pid);
+      j.attribute("tid", int64_t(s.link));
+      j.attribute("ts", double(s.startPs) / 1e6);
+      j.attribute("dur", double(s.endPs - s.startPs) / 1e6);
+    });
+  }
+}
+
 llvm::Error writeTimeline(const std::string &path, const engine::SimResult &res,
-                          const trace::Workload &w) {
+                          const trace::Workload &w, const net::Network *net) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (ec)
@@ -52,6 +81,7 @@ llvm::Error writeTimeline(const std::string &path, const engine::SimResult &res,
           j.attributeObject("args", [&] { j.attribute("id", int64_t(n.id)); });
         });
       }
+      if (net) writeLinks(j, *net, int64_t(w.ranks.size()));
     });
   });
   os << "\n";

@@ -39,6 +39,7 @@ static cl::opt<bool> astraCompat("astra-compat",
 static cl::opt<std::string> outFormat("format", cl::desc("text (default) or json"),
                                    cl::init("text"), cl::cat(cat));
 static cl::opt<bool> links("links", cl::desc("report per-link traffic"), cl::cat(cat));
+static cl::opt<bool> timelineLinks("timeline-links", cl::desc("add one timeline row per link"), cl::cat(cat));
 static cl::opt<bool> critical("critical-path", cl::desc("report the chain that set the finish time"), cl::cat(cat));
 static cl::opt<std::string> timeline("timeline", cl::desc("write a Chrome/Perfetto trace"),
                                      cl::value_desc("file"), cl::cat(cat));
@@ -137,10 +138,11 @@ int main(int argc, char **argv) {
   bool storeAndForward = astraCompat || switching == "store-and-forward";
   net::Network net(topo, mode == "analytical" ? net::NetMode::Analytical : net::NetMode::Congestion,
                    storeAndForward ? net::Switching::StoreAndForward : net::Switching::CutThrough);
+  net.recordLinkSpans(timelineLinks && !timeline.empty());
   engine::Simulator sim(w, net, groups, opts);
   engine::SimResult res = orDie(sim.run());
   if (!timeline.empty())
-    orDie(report::writeTimeline(timeline, res, w));
+    orDie(report::writeTimeline(timeline, res, w, timelineLinks ? &net : nullptr));
   report::printReport(res, net, report::ReportOptions{outFormat == "json", links}, outs());
   if (critical)
     report::printCriticalPath(report::criticalPath(res, w), w, outFormat == "json", 5, outs());

@@ -26,6 +26,13 @@ struct HopTimes {
   int64_t headPs, tailPs;
 };
 
+/// One message occupying a link, for per-link timelines.
+struct LinkSpan {
+  uint32_t link;
+  int64_t startPs, endPs;
+  double bytes;
+};
+
 struct LinkStats {
   double bytes = 0;
   int64_t busyPs = 0;
@@ -41,6 +48,10 @@ public:
   const Topology &topology() const { return topo_; }
   Router &router() { return router_; }
   const std::vector<LinkStats> &stats() const { return stats_; }
+  /// Keep every link occupancy for a timeline (off by default: it grows with
+  /// every hop of every message).
+  void recordLinkSpans(bool on) { recordSpans_ = on; }
+  const std::vector<LinkSpan> &linkSpans() const { return spans_; }
 
   /// Time on the wire for `bytes` on link l, in whole picoseconds rounded
   /// up (a nonzero message never takes zero time).
@@ -60,6 +71,8 @@ private:
   Switching switching_;
   Router router_;
   std::vector<LinkStats> stats_;
+  bool recordSpans_ = false;
+  std::vector<LinkSpan> spans_;
 };
 
 } // namespace rapid::net

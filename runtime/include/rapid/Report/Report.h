@@ -21,8 +21,11 @@ void printReport(const engine::SimResult &res, const net::Network &net, const Re
 
 /// Chrome / Perfetto trace-event JSON: one process per rank, one thread per
 /// resource lane, one complete event per node.
+/// A Chrome/Perfetto trace: one process per rank (compute, CPU, comm and
+/// receive lanes), and, when `net` recorded link spans, a "links" process
+/// with one row per link.
 llvm::Error writeTimeline(const std::string &path, const engine::SimResult &res,
-                          const trace::Workload &w);
+                          const trace::Workload &w, const net::Network *net = nullptr);
 
 /// One node of the critical path and the time it waited after its last
 /// dependency finished (for a stream, a collective's members or a peer).
