@@ -48,6 +48,10 @@ cl::list<std::string> overrides("set", cl::desc("override a declared value: --se
                                 cl::value_desc("NAME=VALUE"), cl::cat(category));
 cl::opt<std::string> outputDir("o", cl::desc("output folder (--emit=chakra)"), cl::value_desc("DIR"),
                                cl::cat(category));
+cl::opt<std::string> timeline("timeline", cl::desc("write a Perfetto timeline of the simulated point (see --point)"),
+                              cl::value_desc("FILE.json"), cl::cat(category));
+cl::opt<unsigned> timelinePoint("point", cl::desc("which point --timeline shows, counting from 0 as listed"),
+                                cl::init(0), cl::cat(category));
 cl::opt<bool> printAfterAll("print-after-all", cl::desc("print the IR after every pass"), cl::cat(category));
 cl::opt<std::string> costQuery("cost", cl::desc("cost one kernel: 'gemm 4096x4096x4096 bf16' (docs/model.md)"),
                               cl::value_desc("QUERY"), cl::cat(category));
@@ -80,10 +84,18 @@ int emitAst(const std::string &inputFile, DiagnosticEngine &diags) {
 /// JSON object each.
 int runAll(const Program &prog, DiagnosticEngine &diags) {
   if (format == Format::Text) printResultHeader(llvm::outs());
-  for (const ExperimentPoint &p : prog.points) {
+  if (!timeline.empty() && timelinePoint >= prog.points.size()) {
+    diags.report(DiagID::BadOption, {}, fmt::format("--point={} but the file has {} points", unsigned(timelinePoint),
+                                                    prog.points.size()));
+    return 1;
+  }
+  for (size_t i = 0; i < prog.points.size(); ++i) {
+    const ExperimentPoint &p = prog.points[i];
     std::optional<RunResult> r;
     if (p.feasible) {
-      llvm::Expected<RunResult> res = runPoint(p);
+      RunOptions ro;
+      if (i == timelinePoint) ro.timeline = timeline;
+      llvm::Expected<RunResult> res = runPoint(p, ro);
       if (!res) {
         diags.report(DiagID::BadOption, {}, fmt::format("{}: {}", p.experiment, llvm::toString(res.takeError())));
         return 1;
