@@ -1,52 +1,34 @@
 //===- Results.cpp - What `rapidc exp.rapid` prints -----------------------===//
+//
+// A point's result is one JSON object; the text table and the CSV file are
+// views of it, so resumed results (read back from JSON) print the same way.
+//===----------------------------------------------------------------------===//
 #include "rapid/Run/Run.h"
 
 #include "rapid/Sema/PointPrinter.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 #include <fmt/format.h>
 
 namespace rapid {
 namespace {
 
-/// Why a point does not run, or "" if it does.
-std::string prunedBecause(const ExperimentPoint &p, const RunResult *r) {
-  if (!p.feasible) return p.reason;
-  if (r && !r->memory.fits) return r->memory.reason;
-  return "";
-}
-
 std::string seconds(double s) { return formatSeconds(Seconds(s)); }
+
+double num(const llvm::json::Object &o, llvm::StringRef key) { return o.getNumber(key).value_or(0); }
 
 } // namespace
 
-void printResultHeader(llvm::raw_ostream &os) {
-  os << llvm::formatv("{0,-20} {1,-30} {2,5} {3,10} {4,21} {5,6} {6,11}  {7}\n", "experiment", "point", "GPUs",
-                      "memory", "step | TTFT / ITL", "MFU", "tokens/s", "status");
-}
-
-void printResultRow(const ExperimentPoint &p, const RunResult *r, llvm::raw_ostream &os) {
-  std::string label = p.sweep.empty() ? "-" : pointLabel(p), memory = "-", time = "-", mfu = "-", tps = "-";
-  std::string why = prunedBecause(p, r);
-  if (r) memory = formatBytes(Bytes(r->memory.worst().peak));
-  if (r && r->simulated) {
-    bool training = p.workload == "training";
-    time = training ? seconds(r->stepTime) : seconds(r->ttft) + " / " + seconds(r->itl);
-    mfu = training ? fmt::format("{:.1f}%", 100 * r->mfu) : "-";
-    tps = fmt::format("{:.0f}", r->tokensPerSecond);
-  }
-  os << llvm::formatv("{0,-20} {1,-30} {2,5} {3,10} {4,21} {5,6} {6,11}  {7}\n", p.experiment, label, p.network.gpus,
-                      memory, time, mfu, tps, why.empty() ? std::string("ok") : "pruned: " + why);
-}
-
-void printResultJson(const ExperimentPoint &p, const RunResult *r, llvm::raw_ostream &os) {
+std::string resultJson(const ExperimentPoint &p, const RunResult *r) {
   std::string point;
   for (const auto &[name, v] : p.point) point += (point.empty() ? "" : ",") + jsonQuote(name) + ":" + v.json();
-  std::string why = prunedBecause(p, r);
-  std::string out = fmt::format("{{\"experiment\":{},\"sweep\":{},\"point\":{{{}}},\"workload\":{},\"feasible\":{},"
-                                "\"reason\":{},\"gpus\":{}",
-                                jsonQuote(p.experiment), jsonQuote(p.sweep), point, jsonQuote(p.workload), why.empty(),
+  std::string why = !p.feasible ? p.reason : r && !r->memory.fits ? r->memory.reason : "";
+  std::string out = fmt::format("{{\"experiment\":{},\"sweep\":{},\"point\":{{{}}},\"label\":{},\"workload\":{},"
+                                "\"feasible\":{},\"reason\":{},\"gpus\":{}",
+                                jsonQuote(p.experiment), jsonQuote(p.sweep), point,
+                                jsonQuote(p.sweep.empty() ? "-" : pointLabel(p)), jsonQuote(p.workload), why.empty(),
                                 jsonQuote(why), p.network.gpus);
   if (r)
     out += fmt::format(",\"memory\":{{\"peak_bytes\":{:.0f},\"capacity_bytes\":{:.0f}}}", r->memory.worst().peak,
@@ -58,7 +40,36 @@ void printResultJson(const ExperimentPoint &p, const RunResult *r, llvm::raw_ost
   if (r && r->simulated && p.workload == "inference")
     out += fmt::format(",\"ttft_s\":{},\"itl_s\":{},\"total_s\":{},\"tokens_per_s\":{}", r->ttft, r->itl, r->total,
                        r->tokensPerSecond);
-  os << out << "}\n";
+  return out + "}";
+}
+
+void printResultHeader(llvm::raw_ostream &os) {
+  os << llvm::formatv("{0,-20} {1,-30} {2,5} {3,10} {4,21} {5,6} {6,11}  {7}\n", "experiment", "point", "GPUs",
+                      "memory", "step | TTFT / ITL", "MFU", "tokens/s", "status");
+}
+
+void printResultRow(const std::string &json, llvm::raw_ostream &os) {
+  llvm::Expected<llvm::json::Value> v = llvm::json::parse(json);
+  const llvm::json::Object *o = v ? v->getAsObject() : nullptr;
+  if (!o) { // our own output always parses; say so loudly if it does not
+    llvm::consumeError(v.takeError());
+    os << "<unreadable result>\n";
+    return;
+  }
+  std::string memory = "-", time = "-", mfu = "-", tps = "-";
+  if (const llvm::json::Object *m = o->getObject("memory")) memory = formatBytes(Bytes(num(*m, "peak_bytes")));
+  if (o->get("step_time_s")) {
+    time = seconds(num(*o, "step_time_s"));
+    mfu = fmt::format("{:.1f}%", 100 * num(*o, "mfu"));
+  } else if (o->get("ttft_s")) {
+    time = seconds(num(*o, "ttft_s")) + " / " + seconds(num(*o, "itl_s"));
+  }
+  if (o->get("tokens_per_s")) tps = fmt::format("{:.0f}", num(*o, "tokens_per_s"));
+  std::string why = o->getString("reason").value_or("").str();
+  os << llvm::formatv("{0,-20} {1,-30} {2,5} {3,10} {4,21} {5,6} {6,11}  {7}\n",
+                      o->getString("experiment").value_or("").str(), o->getString("label").value_or("-").str(),
+                      int64_t(num(*o, "gpus")), memory,
+                      time, mfu, tps, why.empty() ? std::string("ok") : "pruned: " + why);
 }
 
 } // namespace rapid

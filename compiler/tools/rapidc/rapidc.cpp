@@ -18,6 +18,9 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+
+#include <thread>
 #include "llvm/Support/raw_ostream.h"
 
 using namespace rapid;
@@ -52,6 +55,12 @@ cl::opt<std::string> timeline("timeline", cl::desc("write a Perfetto timeline of
                               cl::value_desc("FILE.json"), cl::cat(category));
 cl::opt<unsigned> timelinePoint("point", cl::desc("which point --timeline shows, counting from 0 as listed"),
                                 cl::init(0), cl::cat(category));
+cl::opt<unsigned> jobs("j", cl::desc("points evaluated at once (default: every core)"), cl::init(0), cl::Prefix,
+                       cl::cat(category));
+cl::opt<std::string> outputPrefix("output", cl::desc("also write PREFIX.csv and PREFIX.jsonl, best first"),
+                                  cl::value_desc("PREFIX"), cl::cat(category));
+cl::opt<bool> resume("resume", cl::desc("skip the points a killed run with the same --output finished"),
+                     cl::cat(category));
 cl::opt<bool> printAfterAll("print-after-all", cl::desc("print the IR after every pass"), cl::cat(category));
 cl::opt<std::string> costQuery("cost", cl::desc("cost one kernel: 'gemm 4096x4096x4096 bf16' (docs/model.md)"),
                               cl::value_desc("QUERY"), cl::cat(category));
@@ -81,30 +90,31 @@ int emitAst(const std::string &inputFile, DiagnosticEngine &diags) {
 }
 
 /// `rapidc exp.rapid`: every point simulated (unless pruned), one line or
-/// JSON object each.
+/// JSON object each, in point order.
 int runAll(const Program &prog, DiagnosticEngine &diags) {
-  if (format == Format::Text) printResultHeader(llvm::outs());
   if (!timeline.empty() && timelinePoint >= prog.points.size()) {
     diags.report(DiagID::BadOption, {}, fmt::format("--point={} but the file has {} points", unsigned(timelinePoint),
                                                     prog.points.size()));
     return 1;
   }
-  for (size_t i = 0; i < prog.points.size(); ++i) {
-    const ExperimentPoint &p = prog.points[i];
-    std::optional<RunResult> r;
-    if (p.feasible) {
-      RunOptions ro;
-      if (i == timelinePoint) ro.timeline = timeline;
-      llvm::Expected<RunResult> res = runPoint(p, ro);
-      if (!res) {
-        diags.report(DiagID::BadOption, {}, fmt::format("{}: {}", p.experiment, llvm::toString(res.takeError())));
-        return 1;
-      }
-      r = *res;
-    }
-    format == Format::Json ? printResultJson(p, r ? &*r : nullptr, llvm::outs())
-                           : printResultRow(p, r ? &*r : nullptr, llvm::outs());
+  SweepOptions so;
+  so.jobs = jobs ? unsigned(jobs) : std::max(1u, std::thread::hardware_concurrency());
+  so.output = outputPrefix;
+  so.resume = resume;
+  so.progress = prog.points.size() > 1 && llvm::sys::Process::StandardErrIsDisplayed();
+  so.timeline = timeline;
+  so.timelinePoint = timelinePoint;
+  if (resume && outputPrefix.empty()) {
+    diags.report(DiagID::BadOption, {}, "--resume needs --output PREFIX: it continues PREFIX.jsonl.partial");
+    return 1;
   }
+  llvm::Expected<std::vector<std::string>> lines = runSweep(prog.points, so);
+  if (!lines) {
+    diags.report(DiagID::BadOption, {}, llvm::toString(lines.takeError()));
+    return 1;
+  }
+  if (format == Format::Text) printResultHeader(llvm::outs());
+  for (const std::string &l : *lines) format == Format::Json ? void(llvm::outs() << l << "\n") : printResultRow(l, llvm::outs());
   return 0;
 }
 

@@ -41,11 +41,30 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
 
 namespace rapid {
 
-/// One row per point: GPUs, peak memory, step time or TTFT/ITL, MFU,
-/// tokens per second, and ok or why it was pruned.
+/// The result of one point as one JSON object (the keys of
+/// shared/docs/design.md); the table and the CSV are views of it.
+std::string resultJson(const ExperimentPoint &p, const RunResult *r);
+
+/// The table of `rapidc exp.rapid`: GPUs, peak memory, step time or
+/// TTFT/ITL, MFU, tokens per second, and ok or why it was pruned.
 void printResultHeader(llvm::raw_ostream &os);
-void printResultRow(const ExperimentPoint &p, const RunResult *r, llvm::raw_ostream &os);
-/// One JSON object per point with the keys of shared/docs/design.md.
-void printResultJson(const ExperimentPoint &p, const RunResult *r, llvm::raw_ostream &os);
+void printResultRow(const std::string &json, llvm::raw_ostream &os);
+
+struct SweepOptions {
+  unsigned jobs = 1;       ///< points evaluated at once
+  std::string output;      ///< write OUTPUT.csv and OUTPUT.jsonl, best first
+  bool resume = false;     ///< skip points OUTPUT.jsonl.partial already holds
+  bool progress = false;   ///< a progress line on stderr
+  std::string timeline;    ///< a Perfetto timeline of point `timelinePoint`
+  size_t timelinePoint = 0;
+};
+
+/// Runs every point (in parallel), returning each one's result JSON in point
+/// order. With an output prefix, each finished point is appended to
+/// OUTPUT.jsonl.partial at once, so a killed sweep loses nothing and a rerun
+/// with `resume` picks up where it stopped; at the end the results are
+/// written, sorted best first, to OUTPUT.csv and OUTPUT.jsonl atomically.
+llvm::Expected<std::vector<std::string>> runSweep(const std::vector<ExperimentPoint> &points,
+                                                  const SweepOptions &opts);
 
 } // namespace rapid
