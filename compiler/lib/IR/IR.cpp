@@ -17,6 +17,7 @@ const char *kindName(OpKind k) {
   case OpKind::CrossEntropy: return "cross_entropy";
   case OpKind::Router: return "router";
   case OpKind::Optimizer: return "optimizer";
+  case OpKind::Block: return "block";
   case OpKind::AllReduce: return "all_reduce";
   case OpKind::AllGather: return "all_gather";
   case OpKind::ReduceScatter: return "reduce_scatter";

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "rapid/Run/Run.h"
 
+#include "Hierarchical.h"
 #include "Workload.h"
 
 #include "rapid/Engine/Simulator.h"
@@ -74,11 +75,23 @@ void inferenceFigures(RunResult &r, const engine::SimResult &sim, const ir::Prog
 
 } // namespace
 
-llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOptions &opts) {
-  ir::Program prog = compilePoint(point, {});
-  RunResult r;
-  r.memory = analyzeMemory(prog, point);
-  if (!r.memory.fits) return r;
+namespace {
+
+/// Ops of all ranks: what the flattened simulation would execute.
+double flattenedNodes(const ir::Program &prog) {
+  double ops = 0;
+  for (const ir::Graph &g : prog.stages) ops += double(g.ops.size());
+  const ir::Layout &l = prog.layout;
+  return ops * double(l.tp * l.cp * l.dp);
+}
+
+/// Above this many nodes Auto simulates hierarchically (a few seconds of
+/// flattened simulation on one core).
+constexpr double kFlattenedLimit = 2e6;
+
+/// Simulates `prog` on the point's network with its faults.
+llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const ExperimentPoint &point, bool spans,
+                                           const std::string &timeline) {
   llvm::Expected<net::NetworkSpec> spec = run::networkSpec(point);
   if (!spec) return spec.takeError();
   net::Topology topo(std::move(*spec));
@@ -87,15 +100,37 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
   if (!sim) return sim.takeError();
   net::Network network(topo, net::NetMode::Congestion);
   engine::SimOptions so;
-  so.recordTimeline = point.workload == "inference" || !opts.timeline.empty();
+  so.recordTimeline = spans || !timeline.empty();
   engine::Simulator simulator(sim->workload, network, sim->groups, so);
   llvm::Expected<engine::SimResult> res = simulator.run();
   if (!res) return res.takeError();
-  if (!opts.timeline.empty())
-    if (llvm::Error e = report::writeTimeline(opts.timeline, *res, sim->workload)) return std::move(e);
+  if (!timeline.empty())
+    if (llvm::Error e = report::writeTimeline(timeline, *res, sim->workload)) return std::move(e);
+  return res;
+}
+
+} // namespace
+
+llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOptions &opts) {
+  ir::Program prog = compilePoint(point, {});
+  RunResult r;
+  r.memory = analyzeMemory(prog, point);
+  if (!r.memory.fits) return r;
+  bool training = point.workload == "training";
+  r.hierarchical = training && (opts.mode == SimMode::Hierarchical ||
+                                (opts.mode == SimMode::Auto && flattenedNodes(prog) > kFlattenedLimit));
+  llvm::Expected<engine::SimResult> res = [&]() -> llvm::Expected<engine::SimResult> {
+    if (!r.hierarchical) return simulate(prog, point, !training, opts.timeline);
+    ir::Program probe = run::probeProgram(prog);
+    llvm::Expected<engine::SimResult> layers = simulate(probe, point, true, "");
+    if (!layers) return layers.takeError();
+    RankLayout layout(prog.layout, point);
+    return simulate(run::pipelineProgram(prog, run::blockTimes(probe, *layers, layout)), point, false, opts.timeline);
+  }();
+  if (!res) return res.takeError();
   r.simulated = true;
   r.events = res->events;
-  point.workload == "training" ? trainingFigures(r, *res, prog, point) : inferenceFigures(r, *res, prog, point);
+  training ? trainingFigures(r, *res, prog, point) : inferenceFigures(r, *res, prog, point);
   return r;
 }
 

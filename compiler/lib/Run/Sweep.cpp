@@ -135,6 +135,7 @@ llvm::Expected<std::vector<std::string>> runSweep(const std::vector<ExperimentPo
       std::optional<RunResult> r;
       if (p.feasible) {
         RunOptions ro;
+        ro.mode = opts.mode;
         if (i == opts.timelinePoint) ro.timeline = opts.timeline;
         llvm::Expected<RunResult> res = runPoint(p, ro);
         if (!res) {

@@ -61,6 +61,11 @@ cl::opt<std::string> outputPrefix("output", cl::desc("also write PREFIX.csv and 
                                   cl::value_desc("PREFIX"), cl::cat(category));
 cl::opt<bool> resume("resume", cl::desc("skip the points a killed run with the same --output finished"),
                      cl::cat(category));
+cl::opt<SimMode> simMode("mode", cl::desc("how training points are simulated"), cl::init(SimMode::Auto),
+                        cl::values(clEnumValN(SimMode::Auto, "auto", "hierarchical for large runs (default)"),
+                                   clEnumValN(SimMode::Flattened, "flattened", "every op of every microbatch"),
+                                   clEnumValN(SimMode::Hierarchical, "hierarchical", "layers timed once, then the pipeline")),
+                        cl::cat(category));
 cl::opt<bool> printAfterAll("print-after-all", cl::desc("print the IR after every pass"), cl::cat(category));
 cl::opt<std::string> costQuery("cost", cl::desc("cost one kernel: 'gemm 4096x4096x4096 bf16' (docs/model.md)"),
                               cl::value_desc("QUERY"), cl::cat(category));
@@ -104,6 +109,7 @@ int runAll(const Program &prog, DiagnosticEngine &diags) {
   so.progress = prog.points.size() > 1 && llvm::sys::Process::StandardErrIsDisplayed();
   so.timeline = timeline;
   so.timelinePoint = timelinePoint;
+  so.mode = simMode;
   if (resume && outputPrefix.empty()) {
     diags.report(DiagID::BadOption, {}, "--resume needs --output PREFIX: it continues PREFIX.jsonl.partial");
     return 1;

@@ -35,6 +35,7 @@ enum class OpKind : uint8_t {
   CrossEntropy,   ///< LM-head softmax and loss
   Router,         ///< MoE top-k gate
   Optimizer,      ///< the parameter update
+  Block,          ///< hierarchical mode: a whole layer's forward or backward, timed by simulation
   // Communication.
   AllReduce,
   AllGather,

@@ -28,10 +28,20 @@ struct RunResult {
   // Inference.
   double ttft = 0, itl = 0, total = 0;
   uint64_t events = 0;      ///< simulator events, for throughput figures
+  bool hierarchical = false; ///< which mode ran
 };
+
+/// How a training point is simulated (RAPID-LLM's two modes). Flattened:
+/// every op of every layer and microbatch on every rank. Hierarchical: each
+/// layer's forward and backward simulated once (microbatch 0, all ranks, so
+/// TP/SP/CP collectives see the real network), then the pipeline and DP
+/// level with each layer one node of that measured time. Auto picks
+/// hierarchical for large runs. Inference is always flattened.
+enum class SimMode { Auto, Flattened, Hierarchical };
 
 struct RunOptions {
   std::string timeline; ///< write a Perfetto trace of the simulation here
+  SimMode mode = SimMode::Auto;
 };
 
 /// Compiles and, when it fits in memory, simulates one feasible point.
@@ -57,6 +67,7 @@ struct SweepOptions {
   bool progress = false;   ///< a progress line on stderr
   std::string timeline;    ///< a Perfetto timeline of point `timelinePoint`
   size_t timelinePoint = 0;
+  SimMode mode = SimMode::Auto;
 };
 
 /// Runs every point (in parallel), returning each one's result JSON in point

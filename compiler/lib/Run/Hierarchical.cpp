@@ -1,0 +1,115 @@
+//===- Hierarchical.cpp - Layer-level timing, then the pipeline -----------===//
+#include "Hierarchical.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <algorithm>
+
+namespace rapid::run {
+
+using ir::Op;
+using ir::OpKind;
+
+std::optional<BlockKey> blockOf(const Op &op) {
+  if (op.kind == OpKind::Send || op.kind == OpKind::Recv || op.kind == OpKind::Optimizer) return std::nullopt;
+  if (op.isComm() && (op.group == ir::Group::DP || op.group == ir::Group::DPCP)) return std::nullopt;
+  bool backward = op.phase == ir::Phase::Backward || op.phase == ir::Phase::Recompute;
+  if (op.layer >= 0) return BlockKey{op.layer, backward, 0};
+  return BlockKey{-1, backward, llvm::StringRef(op.name).starts_with("embed") ? 1 : 2};
+}
+
+ir::Program probeProgram(const ir::Program &prog) {
+  ir::Program probe;
+  probe.experiment = prog.experiment;
+  probe.layout = prog.layout;
+  for (const ir::Graph &g : prog.stages) {
+    ir::Graph out;
+    out.stage = g.stage;
+    std::vector<uint32_t> newIdx(g.ops.size(), UINT32_MAX);
+    for (size_t i = 0; i < g.ops.size(); ++i) {
+      const Op &op = g.ops[i];
+      if (op.micro != 0 || !blockOf(op)) continue;
+      Op copy = op;
+      copy.deps.clear();
+      for (uint32_t d : op.deps)
+        if (newIdx[d] != UINT32_MAX) copy.deps.push_back(newIdx[d]);
+      // What it waited for is gone (another microbatch, a receive): keep
+      // program order so blocks do not overlap one another.
+      if (copy.deps.empty() && !out.ops.empty()) copy.deps.push_back(uint32_t(out.ops.size() - 1));
+      newIdx[i] = out.add(std::move(copy));
+    }
+    probe.stages.push_back(std::move(out));
+  }
+  return probe;
+}
+
+BlockTimes blockTimes(const ir::Program &probe, const engine::SimResult &res, const RankLayout &layout) {
+  BlockTimes times(probe.stages.size());
+  std::vector<std::map<BlockKey, std::pair<int64_t, int64_t>>> span(probe.stages.size());
+  std::vector<int64_t> stageOfRank(layout.ranks(), -1);
+  for (size_t s = 0; s < probe.stages.size(); ++s) stageOfRank[layout.firstRankOfStage(int64_t(s))] = int64_t(s);
+  for (const engine::Span &sp : res.spans) {
+    int64_t s = stageOfRank[sp.rank];
+    if (s < 0) continue;
+    BlockKey k = *blockOf(probe.stages[s].ops[sp.node]);
+    auto [it, fresh] = span[s].try_emplace(k, sp.startPs, sp.endPs);
+    it->second.first = std::min(it->second.first, sp.startPs);
+    it->second.second = std::max(it->second.second, sp.endPs);
+  }
+  for (size_t s = 0; s < span.size(); ++s)
+    for (const auto &[k, se] : span[s]) times[s][k] = double(se.second - se.first) * 1e-12;
+  return times;
+}
+
+ir::Program pipelineProgram(const ir::Program &prog, const BlockTimes &times) {
+  ir::Program out;
+  out.experiment = prog.experiment;
+  out.layout = prog.layout;
+  out.memory = prog.memory;
+  for (const ir::Graph &g : prog.stages) {
+    ir::Graph ng;
+    ng.stage = g.stage;
+    std::vector<uint32_t> newIdx(g.ops.size());
+    std::map<std::pair<int32_t, BlockKey>, uint32_t> blocks; // (micro, block) -> node
+    for (size_t i = 0; i < g.ops.size(); ++i) {
+      const Op &op = g.ops[i];
+      std::optional<BlockKey> k = blockOf(op);
+      auto mapped = [&](uint32_t self) {
+        std::vector<uint32_t> deps;
+        for (uint32_t d : op.deps)
+          if (newIdx[d] != self && std::find(deps.begin(), deps.end(), newIdx[d]) == deps.end())
+            deps.push_back(newIdx[d]);
+        return deps;
+      };
+      if (!k) {
+        Op copy = op;
+        copy.deps = mapped(UINT32_MAX);
+        newIdx[i] = ng.add(std::move(copy));
+        continue;
+      }
+      auto it = blocks.find({op.micro, *k});
+      if (it != blocks.end()) {
+        newIdx[i] = it->second;
+        continue;
+      }
+      Op block;
+      block.kind = OpKind::Block;
+      block.phase = k->backward ? ir::Phase::Backward : ir::Phase::Forward;
+      block.layer = k->layer;
+      block.micro = op.micro;
+      block.dtype = op.dtype;
+      block.name = k->part == 1 ? "embed.block" : k->part == 2 ? "head.block" : "layer.block";
+      auto t = times[g.stage].find(*k);
+      block.time = Seconds(t != times[g.stage].end() ? t->second : 0);
+      block.bound = ir::Bound::Compute;
+      block.deps = mapped(UINT32_MAX);
+      uint32_t idx = ng.add(std::move(block));
+      blocks[{op.micro, *k}] = idx;
+      newIdx[i] = idx;
+    }
+    out.stages.push_back(std::move(ng));
+  }
+  return out;
+}
+
+} // namespace rapid::run

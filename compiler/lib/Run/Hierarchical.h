@@ -1,0 +1,39 @@
+//===- Hierarchical.h - Layer-level timing, then the pipeline (private) -*- C++ -*-===//
+#pragma once
+
+#include "rapid/Engine/Simulator.h"
+#include "rapid/IR/IR.h"
+#include "rapid/Passes/RankLayout.h"
+
+#include <compare>
+#include <map>
+#include <optional>
+
+namespace rapid::run {
+
+/// A block: one layer's forward or backward (recompute included), or the
+/// embedding's or the LM head's, for one microbatch.
+struct BlockKey {
+  int32_t layer;
+  bool backward;
+  int part; ///< 0 a layer, 1 the embedding, 2 the head
+  auto operator<=>(const BlockKey &) const = default;
+};
+
+/// The block an op belongs to; none for what the pipeline level keeps:
+/// send/recv, DP collectives, the optimizer.
+std::optional<BlockKey> blockOf(const ir::Op &op);
+
+/// Microbatch 0's blocks alone, in program order, without pipeline and DP
+/// communication: every layer, the embedding and the head once per stage.
+ir::Program probeProgram(const ir::Program &prog);
+
+/// Seconds per block and stage, from the probe's simulated spans on each
+/// stage's first rank.
+using BlockTimes = std::vector<std::map<BlockKey, double>>;
+BlockTimes blockTimes(const ir::Program &probe, const engine::SimResult &res, const RankLayout &layout);
+
+/// The whole schedule with each block one node of its probed time.
+ir::Program pipelineProgram(const ir::Program &prog, const BlockTimes &times);
+
+} // namespace rapid::run
