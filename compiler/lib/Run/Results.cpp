@@ -40,6 +40,15 @@ std::string resultJson(const ExperimentPoint &p, const RunResult *r) {
   if (r && r->simulated && p.workload == "inference")
     out += fmt::format(",\"ttft_s\":{},\"itl_s\":{},\"total_s\":{},\"tokens_per_s\":{}", r->ttft, r->itl, r->total,
                        r->tokensPerSecond);
+  if (r && !r->faultStudies.empty()) {
+    std::string studies;
+    for (const FaultStudy &f : r->faultStudies)
+      studies += fmt::format("{}{{\"name\":{},\"samples\":{},\"baseline_s\":{},\"mean_s\":{},\"p50_s\":{},"
+                             "\"p90_s\":{},\"max_s\":{},\"mean_slowdown\":{}}}",
+                             studies.empty() ? "" : ",", jsonQuote(f.name), f.times.size(), f.baseline, f.mean(),
+                             f.quantile(0.5), f.quantile(0.9), f.quantile(1.0), f.mean() / f.baseline);
+    out += ",\"fault_studies\":[" + studies + "]";
+  }
   return out + "}";
 }
 
@@ -70,6 +79,15 @@ void printResultRow(const std::string &json, llvm::raw_ostream &os) {
                       o->getString("experiment").value_or("").str(), o->getString("label").value_or("-").str(),
                       int64_t(num(*o, "gpus")), memory,
                       time, mfu, tps, why.empty() ? std::string("ok") : "pruned: " + why);
+  if (const llvm::json::Array *studies = o->getArray("fault_studies"))
+    for (const llvm::json::Value &v : *studies) {
+      const llvm::json::Object *f = v.getAsObject();
+      double base = num(*f, "baseline_s");
+      os << fmt::format("    faults {}: {} samples, slowdown mean {:.3f}x, p50 {:.3f}x, p90 {:.3f}x, worst {:.3f}x\n",
+                        f->getString("name").value_or("").str(), int64_t(num(*f, "samples")),
+                        num(*f, "mean_s") / base, num(*f, "p50_s") / base, num(*f, "p90_s") / base,
+                        num(*f, "max_s") / base);
+    }
 }
 
 } // namespace rapid

@@ -89,13 +89,15 @@ double flattenedNodes(const ir::Program &prog) {
 /// flattened simulation on one core).
 constexpr double kFlattenedLimit = 2e6;
 
-/// Simulates `prog` on the point's network with its faults.
+/// Simulates `prog` on the point's network with its faults and `extra` ones.
 llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const ExperimentPoint &point, bool spans,
-                                           const std::string &timeline) {
+                                           const std::string &timeline, const std::vector<net::Fault> &extra = {}) {
   llvm::Expected<net::NetworkSpec> spec = run::networkSpec(point);
   if (!spec) return spec.takeError();
   net::Topology topo(std::move(*spec));
   if (llvm::Error e = run::applyPointFaults(point, topo)) return std::move(e);
+  if (!extra.empty())
+    if (llvm::Error e = net::applyFaults("random faults", extra, topo)) return std::move(e);
   llvm::Expected<run::Simulation> sim = run::buildSimulation(prog, point);
   if (!sim) return sim.takeError();
   net::Network network(topo, net::NetMode::Congestion);
@@ -109,6 +111,22 @@ llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const Experi
   return res;
 }
 
+/// One simulation of the point, in the chosen mode, under `extra` faults.
+llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const ExperimentPoint &point,
+                                                bool hierarchical, const std::string &timeline,
+                                                const std::vector<net::Fault> &extra) {
+  bool training = point.workload == "training";
+  if (!hierarchical) return simulate(prog, point, !training, timeline, extra);
+  ir::Program probe = run::probeProgram(prog);
+  llvm::Expected<engine::SimResult> layers = simulate(probe, point, true, "", extra);
+  if (!layers) return layers.takeError();
+  RankLayout layout(prog.layout, point);
+  return simulate(run::pipelineProgram(prog, run::blockTimes(probe, *layers, layout)), point, false, timeline, extra);
+}
+
+/// The time a run reports: step time for training, total latency for inference.
+double headline(const RunResult &r, bool training) { return training ? r.stepTime : r.total; }
+
 } // namespace
 
 llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOptions &opts) {
@@ -119,18 +137,27 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
   bool training = point.workload == "training";
   r.hierarchical = training && (opts.mode == SimMode::Hierarchical ||
                                 (opts.mode == SimMode::Auto && flattenedNodes(prog) > kFlattenedLimit));
-  llvm::Expected<engine::SimResult> res = [&]() -> llvm::Expected<engine::SimResult> {
-    if (!r.hierarchical) return simulate(prog, point, !training, opts.timeline);
-    ir::Program probe = run::probeProgram(prog);
-    llvm::Expected<engine::SimResult> layers = simulate(probe, point, true, "");
-    if (!layers) return layers.takeError();
-    RankLayout layout(prog.layout, point);
-    return simulate(run::pipelineProgram(prog, run::blockTimes(probe, *layers, layout)), point, false, opts.timeline);
-  }();
-  if (!res) return res.takeError();
-  r.simulated = true;
-  r.events = res->events;
-  training ? trainingFigures(r, *res, prog, point) : inferenceFigures(r, *res, prog, point);
+  auto figures = [&](std::vector<net::Fault> extra, const std::string &timeline) -> llvm::Expected<RunResult> {
+    llvm::Expected<engine::SimResult> res = simulatePoint(prog, point, r.hierarchical, timeline, extra);
+    if (!res) return res.takeError();
+    RunResult out = r;
+    out.simulated = true;
+    out.events = res->events;
+    training ? trainingFigures(out, *res, prog, point) : inferenceFigures(out, *res, prog, point);
+    return out;
+  };
+  llvm::Expected<RunResult> base = figures({}, opts.timeline);
+  if (!base) return base.takeError();
+  r = std::move(*base);
+  // Monte Carlo over each random fault distribution, against this baseline.
+  llvm::Expected<std::vector<FaultStudy>> studies = faultStudies(point, opts.jobs, [&](std::vector<net::Fault> f) {
+    llvm::Expected<RunResult> s = figures(std::move(f), "");
+    if (!s) return llvm::Expected<double>(s.takeError());
+    return llvm::Expected<double>(headline(*s, training));
+  });
+  if (!studies) return studies.takeError();
+  r.faultStudies = std::move(*studies);
+  for (FaultStudy &s : r.faultStudies) s.baseline = headline(r, training);
   return r;
 }
 

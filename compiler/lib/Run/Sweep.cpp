@@ -136,6 +136,7 @@ llvm::Expected<std::vector<std::string>> runSweep(const std::vector<ExperimentPo
       if (p.feasible) {
         RunOptions ro;
         ro.mode = opts.mode;
+        ro.jobs = todo.size() == 1 ? opts.jobs : 1; // one point: its fault samples in parallel
         if (i == opts.timelinePoint) ro.timeline = opts.timeline;
         llvm::Expected<RunResult> res = runPoint(p, ro);
         if (!res) {

@@ -7,6 +7,9 @@
 #pragma once
 
 #include "rapid/IR/IR.h"
+#include "rapid/Network/Faults.h"
+
+#include <functional>
 #include "rapid/Passes/Memory.h"
 #include "rapid/Sema/Sema.h"
 
@@ -14,6 +17,17 @@
 #include "llvm/Support/raw_ostream.h"
 
 namespace rapid {
+
+/// A Monte Carlo fault study: the reported time (step time, or total
+/// latency for inference) of `samples` runs, each under faults drawn from
+/// one `random` section of the point's fault set.
+struct FaultStudy {
+  std::string name;
+  double baseline = 0; ///< without the random faults
+  std::vector<double> times; ///< one per sample, in sample order
+  double quantile(double q) const;
+  double mean() const;
+};
 
 struct RunResult {
   MemoryReport memory;
@@ -29,6 +43,7 @@ struct RunResult {
   double ttft = 0, itl = 0, total = 0;
   uint64_t events = 0;      ///< simulator events, for throughput figures
   bool hierarchical = false; ///< which mode ran
+  std::vector<FaultStudy> faultStudies;
 };
 
 /// How a training point is simulated (RAPID-LLM's two modes). Flattened:
@@ -42,7 +57,14 @@ enum class SimMode { Auto, Flattened, Hierarchical };
 struct RunOptions {
   std::string timeline; ///< write a Perfetto trace of the simulation here
   SimMode mode = SimMode::Auto;
+  unsigned jobs = 1;    ///< fault-study samples simulated at once
 };
+
+/// Draws the faults of every sample of every `random` section of the point's
+/// fault set (deterministic in the seed) and times each with `timeOf`.
+llvm::Expected<std::vector<FaultStudy>>
+faultStudies(const ExperimentPoint &point, unsigned jobs,
+             const std::function<llvm::Expected<double>(std::vector<net::Fault>)> &timeOf);
 
 /// Compiles and, when it fits in memory, simulates one feasible point.
 llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOptions &opts = {});

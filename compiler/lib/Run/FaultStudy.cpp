@@ -1,0 +1,131 @@
+//===- FaultStudy.cpp - Monte Carlo over random link faults ---------------===//
+//
+// A `random` section draws, per sample, `count` distinct links of one
+// dimension (or of all) and derates each by a draw from its distribution
+// (clamped to [1 %, 100 %]), or removes it. The generator is our own
+// SplitMix64 with Box-Muller normals, so the same seed gives the same
+// faults on every platform and library.
+//===----------------------------------------------------------------------===//
+#include "rapid/Run/Run.h"
+
+#include "Workload.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+namespace rapid {
+namespace {
+
+class Random {
+public:
+  explicit Random(uint64_t seed) : state(seed) {}
+  uint64_t next() { // SplitMix64 (Steele, Lea, Flood 2014)
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return double(next() >> 11) * 0x1.0p-53; }
+  double normal() { // Box-Muller
+    double u = std::max(uniform(), 1e-300), v = uniform();
+    return std::sqrt(-2 * std::log(u)) * std::cos(2 * M_PI * v);
+  }
+
+private:
+  uint64_t state;
+};
+
+double draw(const Value &dist, Random &rng) {
+  double a = dist.items.size() > 0 ? dist.items[0].num() : 0.5, b = dist.items.size() > 1 ? dist.items[1].num() : a;
+  double x = dist.s == "normal" ? a + b * rng.normal() : dist.s == "uniform" ? a + (b - a) * rng.uniform() : a;
+  return std::clamp(x, 0.01, 1.0);
+}
+
+/// Undirected links a section draws from: each pair of nodes once.
+std::vector<std::pair<uint32_t, uint32_t>> candidates(const net::Topology &topo, int dim) {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (const net::Link &l : topo.links())
+    if (l.src < l.dst && (dim < 0 || l.dim == dim)) out.push_back({l.src, l.dst});
+  return out;
+}
+
+std::vector<net::Fault> drawSample(const ResolvedRandomFault &rf, const std::vector<std::pair<uint32_t, uint32_t>> &links,
+                                   uint64_t seed, uint64_t sample) {
+  Random rng(seed * 0x100000001B3ull + sample);
+  std::vector<size_t> idx(links.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  size_t count = std::min<size_t>(size_t(rf.fields.at("count").num()), links.size());
+  std::vector<net::Fault> out;
+  for (size_t i = 0; i < count; ++i) { // a partial Fisher-Yates shuffle picks distinct links
+    std::swap(idx[i], idx[i + rng.next() % (idx.size() - i)]);
+    net::Fault f;
+    f.src = links[idx[i]].first;
+    f.dst = links[idx[i]].second;
+    f.hard = rf.fields.at("mode").s == "remove";
+    if (!f.hard) {
+      f.derate = draw(rf.fields.at("derate"), rng);
+      f.extraLatencyPs = int64_t(rf.fields.at("extra_latency").num() * 1e12 + 0.5);
+    }
+    out.push_back(f);
+  }
+  return out;
+}
+
+} // namespace
+
+double FaultStudy::mean() const {
+  return times.empty() ? 0 : std::accumulate(times.begin(), times.end(), 0.0) / double(times.size());
+}
+
+double FaultStudy::quantile(double q) const {
+  if (times.empty()) return 0;
+  std::vector<double> s = times;
+  std::sort(s.begin(), s.end());
+  return s[std::min(s.size() - 1, size_t(q * double(s.size() - 1) + 0.5))];
+}
+
+llvm::Expected<std::vector<FaultStudy>>
+faultStudies(const ExperimentPoint &point, unsigned jobs,
+             const std::function<llvm::Expected<double>(std::vector<net::Fault>)> &timeOf) {
+  std::vector<FaultStudy> out;
+  if (!point.faults || point.faults->random.empty()) return out;
+  llvm::Expected<net::NetworkSpec> spec = run::networkSpec(point);
+  if (!spec) return spec.takeError();
+  net::Topology topo(std::move(*spec));
+  for (const ResolvedRandomFault &rf : point.faults->random) {
+    int dim = -1;
+    for (size_t d = 0; d < point.network.dims.size(); ++d)
+      if (point.network.dims[d].name == rf.fields.at("links").s) dim = int(d);
+    auto links = candidates(topo, dim);
+    FaultStudy study;
+    study.name = rf.name;
+    size_t samples = size_t(rf.fields.at("samples").num());
+    study.times.assign(samples, 0);
+    uint64_t seed = uint64_t(rf.fields.at("seed").num());
+    std::atomic<size_t> next{0};
+    std::mutex mu;
+    std::optional<llvm::Error> failure;
+    auto worker = [&] {
+      for (size_t i; (i = next++) < samples;) {
+        llvm::Expected<double> t = timeOf(drawSample(rf, links, seed, i));
+        std::lock_guard<std::mutex> lock(mu);
+        if (t) study.times[i] = *t;
+        else if (!failure) failure = t.takeError();
+        else llvm::consumeError(t.takeError());
+      }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned j = 1; j < std::max(1u, jobs); ++j) pool.emplace_back(worker);
+    worker();
+    for (std::thread &t : pool) t.join();
+    if (failure) return std::move(*failure);
+    out.push_back(std::move(study));
+  }
+  return out;
+}
+
+} // namespace rapid
