@@ -42,11 +42,14 @@ std::string resultJson(const ExperimentPoint &p, const RunResult *r) {
                        r->tokensPerSecond);
   if (r && !r->faultStudies.empty()) {
     std::string studies;
-    for (const FaultStudy &f : r->faultStudies)
+    for (const FaultStudy &f : r->faultStudies) {
+      std::string times;
+      for (double t : f.times) times += fmt::format("{}{}", times.empty() ? "" : ",", t);
       studies += fmt::format("{}{{\"name\":{},\"samples\":{},\"baseline_s\":{},\"mean_s\":{},\"p50_s\":{},"
-                             "\"p90_s\":{},\"max_s\":{},\"mean_slowdown\":{}}}",
+                             "\"p90_s\":{},\"max_s\":{},\"mean_slowdown\":{},\"times_s\":[{}]}}",
                              studies.empty() ? "" : ",", jsonQuote(f.name), f.times.size(), f.baseline, f.mean(),
-                             f.quantile(0.5), f.quantile(0.9), f.quantile(1.0), f.mean() / f.baseline);
+                             f.quantile(0.5), f.quantile(0.9), f.quantile(1.0), f.mean() / f.baseline, times);
+    }
     out += ",\"fault_studies\":[" + studies + "]";
   }
   return out + "}";

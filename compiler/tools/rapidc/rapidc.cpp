@@ -59,6 +59,8 @@ cl::opt<unsigned> jobs("j", cl::desc("points evaluated at once (default: every c
                        cl::cat(category));
 cl::opt<std::string> outputPrefix("output", cl::desc("also write PREFIX.csv and PREFIX.jsonl, best first"),
                                   cl::value_desc("PREFIX"), cl::cat(category));
+cl::opt<std::string> plotPrefix("plot", cl::desc("write PREFIX.points.svg (and PREFIX.faults.svg)"),
+                                cl::value_desc("PREFIX"), cl::cat(category));
 cl::opt<bool> resume("resume", cl::desc("skip the points a killed run with the same --output finished"),
                      cl::cat(category));
 cl::opt<SimMode> simMode("mode", cl::desc("how training points are simulated"), cl::init(SimMode::Auto),
@@ -119,6 +121,11 @@ int runAll(const Program &prog, DiagnosticEngine &diags) {
     diags.report(DiagID::BadOption, {}, llvm::toString(lines.takeError()));
     return 1;
   }
+  if (!plotPrefix.empty())
+    if (llvm::Error e = writePlots(plotPrefix, *lines)) {
+      diags.report(DiagID::BadOption, {}, llvm::toString(std::move(e)));
+      return 1;
+    }
   if (format == Format::Text) printResultHeader(llvm::outs());
   for (const std::string &l : *lines) format == Format::Json ? void(llvm::outs() << l << "\n") : printResultRow(l, llvm::outs());
   return 0;

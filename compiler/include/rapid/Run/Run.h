@@ -100,4 +100,8 @@ struct SweepOptions {
 llvm::Expected<std::vector<std::string>> runSweep(const std::vector<ExperimentPoint> &points,
                                                   const SweepOptions &opts);
 
+/// SVG charts of results (JSON lines): PREFIX.points.svg, the time of every
+/// point; PREFIX.faults.svg, the slowdown samples of every fault study.
+llvm::Error writePlots(const std::string &prefix, const std::vector<std::string> &results);
+
 } // namespace rapid

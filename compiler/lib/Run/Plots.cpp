@@ -1,0 +1,157 @@
+//===- Plots.cpp - SVG charts of a run's results --------------------------===//
+//
+// Two pictures a user would rather look at than read:
+//  PREFIX.points.svg  one bar per point, its step time (or total latency),
+//                     relative to the best; pruned points in grey with why.
+//  PREFIX.faults.svg  per point and fault study, every sample's slowdown
+//                     as a dot, the mean as a bar, against 1x (no faults).
+// Plain SVG written by hand: no dependency, same bytes for the same input.
+//===----------------------------------------------------------------------===//
+#include "rapid/Run/Run.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace rapid {
+namespace {
+
+constexpr double kLabelWidth = 330, kPlotWidth = 460, kRow = 22, kTop = 48;
+
+std::string xml(llvm::StringRef s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else if (c == '"') out += "&quot;";
+    else out += c;
+  }
+  return out;
+}
+
+std::string header(double height, const std::string &title, const std::string &axis) {
+  return fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
+                     "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+                     "<text x=\"10\" y=\"20\" font-size=\"15\" font-weight=\"bold\">{}</text>\n"
+                     "<text x=\"{:.0f}\" y=\"38\" fill=\"#555\">{}</text>\n",
+                     kLabelWidth + kPlotWidth + 170, height, xml(title), kLabelWidth, xml(axis));
+}
+
+/// Tick marks every 1, 2 or 5 x 10^k along [0, max].
+std::string ticks(double lo, double hi, double bottom, const char *unit) {
+  double raw = (hi - lo) / 5, mag = std::pow(10, std::floor(std::log10(raw)));
+  double step = raw / mag < 2 ? mag : raw / mag < 5 ? 2 * mag : 5 * mag;
+  std::string out;
+  for (double v = std::ceil(lo / step) * step; v <= hi + 1e-12; v += step) {
+    double x = kLabelWidth + (v - lo) / (hi - lo) * kPlotWidth;
+    out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.0f}\" x2=\"{0:.1f}\" y2=\"{2:.0f}\" stroke=\"#ddd\"/>\n"
+                       "<text x=\"{0:.1f}\" y=\"{3:.0f}\" text-anchor=\"middle\" fill=\"#555\">{4:g}{5}</text>\n",
+                       x, kTop - 4, bottom, bottom + 14, v, unit);
+  }
+  return out;
+}
+
+std::string label(const llvm::json::Object &o) {
+  std::string l = o.getString("label").value_or("-").str();
+  return o.getString("experiment").value_or("").str() + (l == "-" ? "" : " " + l);
+}
+
+double headline(const llvm::json::Object &o) {
+  if (auto t = o.getNumber("step_time_s")) return *t;
+  return o.getNumber("total_s").value_or(0);
+}
+
+std::string pointsChart(const std::vector<llvm::json::Object> &rows) {
+  double best = INFINITY, worst = 0;
+  for (const auto &o : rows)
+    if (headline(o) > 0) best = std::min(best, headline(o)), worst = std::max(worst, headline(o));
+  double bottom = kTop + kRow * double(rows.size()) + 6;
+  std::string svg = header(bottom + 30, "Time per point", "seconds per step (training) or per request (inference)");
+  if (worst > 0) svg += ticks(0, worst * 1.05, bottom, " s");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    double y = kTop + kRow * double(i), t = headline(rows[i]);
+    svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"end\">{}</text>\n", kLabelWidth - 8, y + 15,
+                       xml(label(rows[i])));
+    if (t <= 0) {
+      std::string why = rows[i].getString("reason").value_or("not simulated").str();
+      svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" fill=\"#999\">pruned: {}</text>\n", kLabelWidth + 4, y + 15,
+                         xml(why.substr(0, 70)));
+      continue;
+    }
+    double w = t / (worst * 1.05) * kPlotWidth;
+    svg += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"{}\"/>\n"
+                       "<text x=\"{:.1f}\" y=\"{:.0f}\">{} ({:.2f}x the best)</text>\n",
+                       kLabelWidth, y + 3, w, kRow - 6, t == best ? "#2a7" : "#47a", kLabelWidth + w + 4, y + 15,
+                       xml(formatSeconds(Seconds(t))), t / best);
+  }
+  return svg + "</svg>\n";
+}
+
+std::string faultsChart(const std::vector<llvm::json::Object> &rows) {
+  struct Row {
+    std::string name;
+    double base;
+    std::vector<double> slow;
+  };
+  std::vector<Row> studies;
+  double hi = 1.1;
+  for (const auto &o : rows)
+    if (const llvm::json::Array *a = o.getArray("fault_studies"))
+      for (const llvm::json::Value &v : *a) {
+        const llvm::json::Object *f = v.getAsObject();
+        Row r{label(o) + ": " + f->getString("name").value_or("").str(), f->getNumber("baseline_s").value_or(1), {}};
+        if (const llvm::json::Array *ts = f->getArray("times_s"))
+          for (const llvm::json::Value &t : *ts) r.slow.push_back(t.getAsNumber().value_or(0) / r.base);
+        for (double s : r.slow) hi = std::max(hi, s * 1.05);
+        studies.push_back(std::move(r));
+      }
+  double bottom = kTop + kRow * double(studies.size()) + 6;
+  std::string svg = header(bottom + 30, "Fault sensitivity", "slowdown against the run without random faults");
+  svg += ticks(1, hi, bottom, "x");
+  auto x = [&](double s) { return kLabelWidth + (s - 1) / (hi - 1) * kPlotWidth; };
+  for (size_t i = 0; i < studies.size(); ++i) {
+    const Row &r = studies[i];
+    double y = kTop + kRow * double(i), mean = 0;
+    for (double s : r.slow) mean += s / double(r.slow.size());
+    svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"end\">{}</text>\n", kLabelWidth - 8, y + 15,
+                       xml(r.name));
+    svg += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"#cde\"/>\n", kLabelWidth,
+                       y + 5, x(mean) - kLabelWidth, kRow - 10);
+    for (double s : r.slow)
+      svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.0f}\" r=\"2.5\" fill=\"#c33\" fill-opacity=\"0.5\"/>\n", x(s),
+                         y + kRow / 2);
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\">mean {:.3f}x</text>\n", kLabelWidth + kPlotWidth + 6, y + 15, mean);
+  }
+  return svg + "</svg>\n";
+}
+
+llvm::Error write(const std::string &path, const std::string &text) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) return llvm::createStringError(ec, "cannot write '%s': %s", path.c_str(), ec.message().c_str());
+  os << text;
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error writePlots(const std::string &prefix, const std::vector<std::string> &results) {
+  std::vector<llvm::json::Object> rows;
+  bool faults = false;
+  for (const std::string &line : results) {
+    llvm::Expected<llvm::json::Value> v = llvm::json::parse(line);
+    if (!v) return v.takeError();
+    if (llvm::json::Object *o = v->getAsObject()) {
+      faults |= o->getArray("fault_studies") != nullptr;
+      rows.push_back(std::move(*o));
+    }
+  }
+  if (llvm::Error e = write(prefix + ".points.svg", pointsChart(rows))) return e;
+  if (faults) return write(prefix + ".faults.svg", faultsChart(rows));
+  return llvm::Error::success();
+}
+
+} // namespace rapid
