@@ -85,8 +85,9 @@ double flattenedNodes(const ir::Program &prog) {
   return ops * double(l.tp * l.cp * l.dp);
 }
 
-/// Above this many nodes Auto simulates hierarchically (a few seconds of
-/// flattened simulation on one core).
+/// Above this many rank-ops (over all the runs of a point, fault samples
+/// included) Auto simulates hierarchically: a few seconds of flattened
+/// simulation on one core.
 constexpr double kFlattenedLimit = 2e6;
 
 /// Simulates `prog` on the point's network with its faults and `extra` ones.
@@ -135,8 +136,11 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
   r.memory = analyzeMemory(prog, point);
   if (!r.memory.fits) return r;
   bool training = point.workload == "training";
+  double runs = 1; // fault studies repeat the simulation per sample
+  if (point.faults)
+    for (const ResolvedRandomFault &rf : point.faults->random) runs += rf.fields.at("samples").num();
   r.hierarchical = training && (opts.mode == SimMode::Hierarchical ||
-                                (opts.mode == SimMode::Auto && flattenedNodes(prog) > kFlattenedLimit));
+                                (opts.mode == SimMode::Auto && flattenedNodes(prog) * runs > kFlattenedLimit));
   auto figures = [&](std::vector<net::Fault> extra, const std::string &timeline) -> llvm::Expected<RunResult> {
     llvm::Expected<engine::SimResult> res = simulatePoint(prog, point, r.hierarchical, timeline, extra);
     if (!res) return res.takeError();
