@@ -6,6 +6,7 @@
 #include "rapid/Sema/PointPrinter.h"
 #include "rapid/Network/NetworkConfig.h"
 #include "rapid/Sema/Specs.h"
+#include "rapid/Support/Files.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -37,14 +38,6 @@ Groups::Groups(const ir::Program &prog, const RankLayout &layout) {
 } // namespace emit
 
 namespace {
-
-llvm::Error writeText(const std::string &path, const std::string &text) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec) return llvm::createStringError(ec, "cannot write '%s': %s", path.c_str(), ec.message().c_str());
-  os << text;
-  return llvm::Error::success();
-}
 
 std::string groupsJson(const emit::Groups &groups) {
   std::vector<std::string> items;
@@ -150,10 +143,10 @@ llvm::Error emitChakra(const ir::Program &prog, const ExperimentPoint &point, co
     if (llvm::Error e = emit::writeRankTrace(path, prog.stages[layout.coord(r, ir::Group::PP)], r, layout, groups))
       return e;
   }
-  if (llvm::Error e = writeText(dir + "/comm_groups.json", groupsJson(groups))) return e;
-  if (llvm::Error e = writeText(dir + "/network.json", networkJson(point))) return e;
+  if (llvm::Error e = writeFile(dir + "/comm_groups.json", groupsJson(groups))) return e;
+  if (llvm::Error e = writeFile(dir + "/network.json", networkJson(point))) return e;
   if (point.faults && !point.faults->links.empty())
-    if (llvm::Error e = writeText(dir + "/faults.json", faultsJson(point))) return e;
+    if (llvm::Error e = writeFile(dir + "/faults.json", faultsJson(point))) return e;
   return llvm::Error::success();
 }
 

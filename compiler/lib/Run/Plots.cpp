@@ -8,6 +8,7 @@
 // Plain SVG written by hand: no dependency, same bytes for the same input.
 //===----------------------------------------------------------------------===//
 #include "rapid/Run/Run.h"
+#include "rapid/Support/Files.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -128,14 +129,6 @@ std::string faultsChart(const std::vector<llvm::json::Object> &rows) {
   return svg + "</svg>\n";
 }
 
-llvm::Error write(const std::string &path, const std::string &text) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec) return llvm::createStringError(ec, "cannot write '%s': %s", path.c_str(), ec.message().c_str());
-  os << text;
-  return llvm::Error::success();
-}
-
 } // namespace
 
 llvm::Error writePlots(const std::string &prefix, const std::vector<std::string> &results) {
@@ -149,8 +142,8 @@ llvm::Error writePlots(const std::string &prefix, const std::vector<std::string>
       rows.push_back(std::move(*o));
     }
   }
-  if (llvm::Error e = write(prefix + ".points.svg", pointsChart(rows))) return e;
-  if (faults) return write(prefix + ".faults.svg", faultsChart(rows));
+  if (llvm::Error e = writeFile(prefix + ".points.svg", pointsChart(rows))) return e;
+  if (faults) return writeFile(prefix + ".faults.svg", faultsChart(rows));
   return llvm::Error::success();
 }
 

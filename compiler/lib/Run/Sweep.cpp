@@ -1,5 +1,6 @@
 //===- Sweep.cpp - Many points: in parallel, resumable, sorted ------------===//
 #include "rapid/Run/Run.h"
+#include "rapid/Support/Files.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -74,20 +75,6 @@ std::string csvRow(const std::string &line) {
                      num(bd, "pipeline_bubble_s"), num(&*o, "ttft_s"), num(&*o, "itl_s"), num(&*o, "total_s"));
 }
 
-/// Writes through a temporary file and a rename, so a reader never sees half.
-llvm::Error writeAtomically(const std::string &path, const std::string &text) {
-  std::string tmp = path + ".tmp";
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(tmp, ec);
-    if (ec) return llvm::createStringError(ec, "cannot write '%s': %s", tmp.c_str(), ec.message().c_str());
-    os << text;
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(tmp, path))
-    return llvm::createStringError(ec, "cannot write '%s': %s", path.c_str(), ec.message().c_str());
-  return llvm::Error::success();
-}
-
 llvm::Error writeResults(const std::string &prefix, std::vector<std::string> lines) {
   std::stable_sort(lines.begin(), lines.end(),
                    [](const std::string &a, const std::string &b) { return sortKey(a) < sortKey(b); });
@@ -98,8 +85,8 @@ llvm::Error writeResults(const std::string &prefix, std::vector<std::string> lin
     jsonl += l + "\n";
     csv += csvRow(l) + "\n";
   }
-  if (llvm::Error e = writeAtomically(prefix + ".jsonl", jsonl)) return e;
-  return writeAtomically(prefix + ".csv", csv);
+  if (llvm::Error e = writeFileAtomically(prefix + ".jsonl", jsonl)) return e;
+  return writeFileAtomically(prefix + ".csv", csv);
 }
 
 } // namespace
