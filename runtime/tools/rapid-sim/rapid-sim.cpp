@@ -27,6 +27,20 @@ static cl::opt<std::string> faults("faults", cl::desc("link faults JSON"), cl::v
                                    cl::cat(cat));
 static cl::opt<std::string> system_("system", cl::desc("Astra-Sim-style system JSON"),
                                     cl::value_desc("file"), cl::cat(cat));
+// Astra-Sim's flag names, so its users can switch by changing the binary name.
+static cl::alias workloadAstra("workload-configuration", cl::desc("Astra-Sim name of --workload"),
+                               cl::aliasopt(workload), cl::cat(cat));
+static cl::alias networkAstra("network-configuration", cl::desc("Astra-Sim name of --network"),
+                              cl::aliasopt(network), cl::cat(cat));
+static cl::alias systemAstra("system-configuration", cl::desc("Astra-Sim name of --system"),
+                             cl::aliasopt(system_), cl::cat(cat));
+static cl::alias commGroupAstra("comm-group-configuration", cl::desc("Astra-Sim name of --comm-group ('empty': none)"),
+                                cl::aliasopt(commGroup), cl::cat(cat));
+static cl::opt<std::string> remoteMemory("remote-memory-configuration",
+                                         cl::desc("accepted for Astra-Sim compatibility; no memory model"),
+                                         cl::value_desc("file"), cl::cat(cat));
+static cl::opt<std::string> logging("logging-configuration", cl::desc("accepted for Astra-Sim compatibility"),
+                                    cl::value_desc("file"), cl::cat(cat));
 static cl::opt<std::string> mode("mode", cl::desc("congestion (default) or analytical"),
                                  cl::init("congestion"), cl::cat(cat));
 static cl::opt<std::string> switching("switching",
@@ -127,7 +141,7 @@ int main(int argc, char **argv) {
   if (!faults.empty())
     orDie(net::applyFaults(faults, orDie(net::loadFaults(faults)), topo));
   coll::CommGroups groups;
-  if (!commGroup.empty())
+  if (!commGroup.empty() && commGroup != "empty") // Astra-Sim's default value means none
     groups = orDie(coll::loadCommGroups(commGroup, topo.numRanks()));
   trace::ReadOptions ro;
   ro.lenient = lenient;
