@@ -6,7 +6,7 @@ import lit.formats
 config.name = "rapid"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".rapid", ".test", ".json"]
-config.excludes = ["Inputs", "unit", "data", "truncate.py", "close.py", "CMakeLists.txt", "lit.cfg.py"]
+config.excludes = ["Inputs", "unit", "data", "truncate.py", "close.py", "compare.py", "CMakeLists.txt", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.rapid_obj_root, "test")
 
