@@ -151,7 +151,6 @@ private:
   void reduceGrads(double params, bool flush = false) {
     if (replicas() == 1) return;
     bucket += params * sh.gradBytes;
-    localParams += params;
     if (bucket >= sh.gradBucket || flush) flushBucket();
   }
 
@@ -182,7 +181,7 @@ private:
   Chain c;
   int64_t stage;
   std::string schedule;
-  double bucket = 0, localParams = 0;
+  double bucket = 0; ///< gradient bytes waiting for their DP reduction
   std::vector<uint32_t> gradComms;
 };
 
