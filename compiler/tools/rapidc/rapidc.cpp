@@ -96,6 +96,51 @@ int emitAst(const std::string &inputFile, DiagnosticEngine &diags) {
   return 0;
 }
 
+int emitIr(const Program &prog) {
+  PipelineOptions popts;
+  if (printAfterAll) popts.printAfterAll = &llvm::outs();
+  for (const ExperimentPoint &p : prog.points) {
+    if (!p.feasible) continue;
+    ir::Program ir = compilePoint(p, popts);
+    if (!printAfterAll) ir::printProgram(ir, llvm::outs());
+    ir::printSummary(ir, llvm::outs());
+  }
+  return 0;
+}
+
+int emitTraces(const Program &prog, DiagnosticEngine &diags) {
+  if (outputDir.empty()) {
+    diags.report(DiagID::BadOption, {}, "--emit=chakra needs an output folder: -o DIR");
+    return 1;
+  }
+  for (const ExperimentPoint &p : prog.points) {
+    if (!p.feasible) continue;
+    std::string dir = pointDirectory(outputDir, p);
+    if (llvm::Error e = emitChakra(compilePoint(p, {}), p, dir, p.experiment)) {
+      diags.report(DiagID::BadOption, {}, llvm::toString(std::move(e)));
+      return 1;
+    }
+    llvm::outs() << "wrote " << dir << "\n";
+  }
+  return 0;
+}
+
+int emitMemory(const Program &prog) {
+  for (const ExperimentPoint &p : prog.points) {
+    if (!p.feasible) continue;
+    ir::Program ir = compilePoint(p, {});
+    MemoryReport mem = analyzeMemory(ir, p);
+    format == Format::Json ? printMemoryJson(mem, p, llvm::outs()) : printMemoryText(mem, ir.memory, p, llvm::outs());
+  }
+  return 0;
+}
+
+int emitSema(const Program &prog) {
+  for (const ExperimentPoint &p : prog.points)
+    format == Format::Json ? printPointJson(p, llvm::outs()) : printPointText(p, llvm::outs());
+  return 0;
+}
+
 /// `rapidc exp.rapid`: every point simulated (unless pruned), one line or
 /// JSON object each, in point order.
 int runAll(const Program &prog, DiagnosticEngine &diags) {
@@ -160,46 +205,13 @@ int main(int argc, char **argv) {
   std::optional<Program> prog = analyze(inputFile, opts, diags);
   if (!prog)
     return 1;
-  if (emit == Emit::IR) {
-    PipelineOptions popts;
-    if (printAfterAll) popts.printAfterAll = &llvm::outs();
-    for (const ExperimentPoint &p : prog->points) {
-      if (!p.feasible) continue;
-      ir::Program ir = compilePoint(p, popts);
-      if (!printAfterAll) ir::printProgram(ir, llvm::outs());
-      ir::printSummary(ir, llvm::outs());
-    }
-    return 0;
-  }
-  if (emit == Emit::Chakra) {
-    if (outputDir.empty()) {
-      diags.report(DiagID::BadOption, {}, "--emit=chakra needs an output folder: -o DIR");
-      return 1;
-    }
-    for (const ExperimentPoint &p : prog->points) {
-      if (!p.feasible) continue;
-      std::string dir = pointDirectory(outputDir, p);
-      if (llvm::Error e = emitChakra(compilePoint(p, {}), p, dir, p.experiment)) {
-        diags.report(DiagID::BadOption, {}, llvm::toString(std::move(e)));
-        return 1;
-      }
-      llvm::outs() << "wrote " << dir << "\n";
-    }
-    return 0;
-  }
-  if (emit == Emit::Memory) {
-    for (const ExperimentPoint &p : prog->points) {
-      if (!p.feasible) continue;
-      ir::Program ir = compilePoint(p, {});
-      MemoryReport mem = analyzeMemory(ir, p);
-      format == Format::Json ? printMemoryJson(mem, p, llvm::outs()) : printMemoryText(mem, ir.memory, p, llvm::outs());
-    }
-    return 0;
-  }
-  if (emit == Emit::Sema) {
-    for (const ExperimentPoint &p : prog->points)
-      format == Format::Json ? printPointJson(p, llvm::outs()) : printPointText(p, llvm::outs());
-    return 0;
+  switch (emit) {
+  case Emit::IR: return emitIr(*prog);
+  case Emit::Chakra: return emitTraces(*prog, diags);
+  case Emit::Memory: return emitMemory(*prog);
+  case Emit::Sema: return emitSema(*prog);
+  case Emit::Ast:
+  case Emit::Run: break;
   }
   return runAll(*prog, diags);
 }
