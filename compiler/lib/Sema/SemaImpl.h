@@ -119,6 +119,8 @@ public:
 
   DiagnosticEngine &diags;
   const ast::Decl *findDecl(const std::string &name) const;
+  /// "model 'llama3_70b'": how messages name a record.
+  std::string noun(const Record &r) const;
   const Record *record(const std::string &name) const;
   /// A parsed default expression for a schema field (cached, parsed once).
   const ast::Expr *defaultExpr(const FieldSpec &spec);
@@ -152,7 +154,6 @@ private:
   void addDim(Record &r, const ast::DimStmt &s);
   void bind(Bindings &fields, const KindSchema &schema, const std::string &owner, const ast::AssignStmt &s,
             const std::string &prefix, Seen &seen, std::set<std::string> *sections = nullptr);
-  std::string noun(const Record &r) const;
   void applyOverrides();
   void checkAllDecls();
   void runExperiment(const ast::Decl &d, std::vector<ExperimentPoint> &out);

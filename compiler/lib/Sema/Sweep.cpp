@@ -58,109 +58,136 @@ static std::string resolveAxisPath(const Record &exp, const ast::Path &p, Diagno
   return "";
 }
 
-void Sema::expandSweep(const ast::Decl &sweep, std::vector<ExperimentPoint> &out) {
-  if (!sweep.target) {
-    diags.report(DiagID::BaseNotAllowed, sweep.name.range, "a sweep names its experiment: 'sweep s over exp { ... }'");
-    return;
-  }
-  const Record *exp = record(sweep.target->name);
-  if (!exp || exp->schema->kind != "experiment") {
-    resolveRef(Value::symbol(sweep.target->name, sweep.target->range), "experiment");
-    return;
-  }
-  Evaluator constants(diags, [](const ast::NameExpr &) { return std::nullopt; });
+namespace {
+
+struct SweepPlan {
+  const Record *exp = nullptr;
   std::vector<Axis> axes;
   std::vector<std::pair<std::string, const ast::AssignStmt *>> assigns;
   std::vector<const ast::WhereStmt *> wheres;
   size_t total = 1;
+};
+
+/// Reads a sweep's statements: axes (with their values), assignments and
+/// constraints. Nothing if it has errors (reported).
+std::optional<SweepPlan> planSweep(Sema &sema, const ast::Decl &sweep) {
+  DiagnosticEngine &diags = sema.diags;
+  if (!sweep.target) {
+    diags.report(DiagID::BaseNotAllowed, sweep.name.range, "a sweep names its experiment: 'sweep s over exp { ... }'");
+    return std::nullopt;
+  }
+  SweepPlan plan;
+  plan.exp = sema.record(sweep.target->name);
+  if (!plan.exp || plan.exp->schema->kind != "experiment") {
+    sema.resolveRef(Value::symbol(sweep.target->name, sweep.target->range), "experiment");
+    return std::nullopt;
+  }
+  Evaluator constants(diags, [](const ast::NameExpr &) { return std::nullopt; });
   for (const ast::StmtPtr &s : sweep.body.stmts) {
     if (auto *a = llvm::dyn_cast<ast::AxisStmt>(s.get())) {
-      std::string path = resolveAxisPath(*exp, a->path, diags);
+      std::string path = resolveAxisPath(*plan.exp, a->path, diags);
       Value v = constants.eval(*a->values);
       if (path.empty() || v.isError()) continue;
-      Axis axis{a->path.dotted(), path, {}};
-      axis.values = v.kind == Value::Kind::List ? v.items : std::vector<Value>{v};
-      total *= std::max<size_t>(axis.values.size(), 1);
-      axes.push_back(std::move(axis));
+      Axis axis{a->path.dotted(), path, v.kind == Value::Kind::List ? v.items : std::vector<Value>{v}};
+      plan.total *= std::max<size_t>(axis.values.size(), 1);
+      plan.axes.push_back(std::move(axis));
     } else if (auto *a = llvm::dyn_cast<ast::AssignStmt>(s.get())) {
-      std::string path = resolveAxisPath(*exp, a->path, diags);
-      if (!path.empty()) assigns.emplace_back(path, a);
+      std::string path = resolveAxisPath(*plan.exp, a->path, diags);
+      if (!path.empty()) plan.assigns.emplace_back(path, a);
     } else if (auto *w = llvm::dyn_cast<ast::WhereStmt>(s.get())) {
-      wheres.push_back(w);
+      plan.wheres.push_back(w);
     } else {
-      diags.report(DiagID::BaseNotAllowed, s->getRange(), "a sweep holds axes ('x in [...]'), assignments and 'where' constraints");
+      diags.report(DiagID::BaseNotAllowed, s->getRange(),
+                   "a sweep holds axes ('x in [...]'), assignments and 'where' constraints");
     }
   }
-  if (diags.hasErrors()) return;
-  if (total > kMaxPoints) {
-    diags.report(DiagID::BadCall, sweep.name.range, fmt::format("sweep '{}' has {} points; at most {} are allowed", sweep.name.name, total, kMaxPoints));
-    return;
+  if (diags.hasErrors()) return std::nullopt;
+  if (plan.total > kMaxPoints) {
+    diags.report(DiagID::BadCall, sweep.name.range,
+                 fmt::format("sweep '{}' has {} points; at most {} are allowed", sweep.name.name, plan.total, kMaxPoints));
+    return std::nullopt;
   }
-  size_t kept = 0;
-  std::vector<size_t> idx(axes.size(), 0);
-  for (size_t n = 0; n < total; ++n) {
-    // Odometer over the axes, the last one fastest.
-    size_t rest = n;
-    for (size_t i = axes.size(); i-- > 0;) {
-      idx[i] = rest % axes[i].values.size();
-      rest /= axes[i].values.size();
-    }
-    FieldValues overrides;
-    std::vector<std::pair<std::string, Value>> point;
-    for (size_t i = 0; i < axes.size(); ++i) {
-      overrides[axes[i].path] = axes[i].values[idx[i]];
-      point.emplace_back(axes[i].label, axes[i].values[idx[i]]);
-    }
-    // Assignments see the axes and each other; the scope is rebuilt after
-    // each one because it caches what it has evaluated.
-    std::optional<RecordScope> scope;
-    auto rescope = [&] {
-      scope.emplace(*this, *exp->schema, exp->fields, &exp->sections, &overrides, noun(*exp), exp->decl->name.range);
-    };
-    rescope();
-    // Assignments and constraints see this point's values as computed, before
-    // any type check, so `where dp >= 1` can drop a point where dp = 0.5.
-    auto lookup = [&](const ast::NameExpr &e) -> std::optional<Value> {
-      std::string n = e.dotted();
-      for (const auto &[path, v] : overrides)
-        if (path == n || llvm::StringRef(path).ends_with("." + n)) {
-          Value x = v;
-          x.range = e.getRange();
-          return x;
-        }
-      return scope->lookup(e);
-    };
-    bool ok = true;
-    for (const auto &[path, a] : assigns) {
-      Value v = Evaluator(diags, lookup).eval(*a->values[0]);
-      ok &= !v.isError();
-      overrides[path] = v;
-      point.emplace_back(a->path.dotted(), v);
-      rescope();
-    }
-    for (const ast::WhereStmt *w : wheres) {
-      Value c = Evaluator(diags, lookup).eval(*w->cond);
-      if (c.isError()) { ok = false; break; }
-      if (c.kind != Value::Kind::Bool) {
-        diags.report(DiagID::ExpectedKind, w->cond->getRange(), "a condition", c.describe());
-        return;
+  return plan;
+}
+
+enum class Outcome { Kept, Dropped, Error };
+
+/// Point `n` of the plan (an odometer over the axes, the last one fastest):
+/// its values, assignments, constraints, resolution and feasibility.
+Outcome pointAt(Sema &sema, const SweepPlan &plan, size_t n, const std::string &sweepName, ExperimentPoint &out) {
+  const Record &exp = *plan.exp;
+  FieldValues overrides;
+  std::vector<std::pair<std::string, Value>> point;
+  for (size_t i = plan.axes.size(), rest = n; i-- > 0;) {
+    const Axis &a = plan.axes[i];
+    overrides[a.path] = a.values[rest % a.values.size()];
+    rest /= a.values.size();
+  }
+  for (const Axis &a : plan.axes) point.emplace_back(a.label, overrides[a.path]);
+  // Assignments see the axes and each other; the scope is rebuilt after each
+  // one because it caches what it has evaluated.
+  std::optional<RecordScope> scope;
+  auto rescope = [&] {
+    scope.emplace(sema, *exp.schema, exp.fields, &exp.sections, &overrides, sema.noun(exp), exp.decl->name.range);
+  };
+  rescope();
+  // This point's values as computed, before any type check, so that
+  // `where dp >= 1` can drop a point where dp = 0.5.
+  auto lookup = [&](const ast::NameExpr &e) -> std::optional<Value> {
+    std::string name = e.dotted();
+    for (const auto &[path, v] : overrides)
+      if (path == name || llvm::StringRef(path).ends_with("." + name)) {
+        Value x = v;
+        x.range = e.getRange();
+        return x;
       }
-      ok &= c.b;
+    return scope->lookup(e);
+  };
+  bool ok = true;
+  for (const auto &[path, a] : plan.assigns) {
+    Value v = Evaluator(sema.diags, lookup).eval(*a->values[0]);
+    ok &= !v.isError();
+    overrides[path] = v;
+    point.emplace_back(a->path.dotted(), v);
+    rescope();
+  }
+  for (const ast::WhereStmt *w : plan.wheres) {
+    Value c = Evaluator(sema.diags, lookup).eval(*w->cond);
+    if (c.isError()) return Outcome::Dropped;
+    if (c.kind != Value::Kind::Bool) {
+      sema.diags.report(DiagID::ExpectedKind, w->cond->getRange(), "a condition", c.describe());
+      return Outcome::Error;
     }
-    if (!ok) continue;
-    std::string bad = overrideProblem(*exp->schema, overrides);
+    ok &= c.b;
+  }
+  if (!ok) return Outcome::Dropped;
+  std::string bad = overrideProblem(*exp.schema, overrides);
+  if (bad.empty()) out = sema.resolvePoint(exp, overrides);
+  out.experiment = exp.name();
+  out.sweep = sweepName;
+  out.point = std::move(point);
+  std::vector<Sema::Problem> problems = bad.empty() ? sema.check(out, exp) : std::vector<Sema::Problem>{{bad, {}}};
+  if (!problems.empty()) {
+    out.feasible = false;
+    out.reason = problems.front().message;
+  }
+  return Outcome::Kept;
+}
+
+} // namespace
+
+void Sema::expandSweep(const ast::Decl &sweep, std::vector<ExperimentPoint> &out) {
+  std::optional<SweepPlan> plan = planSweep(*this, sweep);
+  if (!plan) return;
+  size_t kept = 0;
+  for (size_t n = 0; n < plan->total; ++n) {
     ExperimentPoint p;
-    if (bad.empty()) p = resolvePoint(*exp, overrides);
-    p.experiment = exp->name();
-    p.sweep = sweep.name.name;
-    p.point = std::move(point);
-    std::vector<Problem> problems = bad.empty() ? check(p, *exp) : std::vector<Problem>{{bad, {}}};
-    if (!problems.empty()) {
-      p.feasible = false;
-      p.reason = problems.front().message;
+    Outcome o = pointAt(*this, *plan, n, sweep.name.name, p);
+    if (o == Outcome::Error) return;
+    if (o == Outcome::Kept) {
+      out.push_back(std::move(p));
+      ++kept;
     }
-    out.push_back(std::move(p));
-    ++kept;
   }
   if (kept == 0)
     diags.report(DiagID::SweepEmpty, sweep.name.range, sweep.name.name);
