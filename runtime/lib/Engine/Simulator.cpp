@@ -87,8 +87,7 @@ void Simulator::onArrive(uint32_t id) {
 
 /// Sends and receives pair on (src, dst, tag, size), first come first served.
 uint32_t Simulator::channelFor(int64_t src, int64_t dst, int64_t tag, int64_t size) {
-  std::string key = fmt::format("{}/{}/{}/{}", src, dst, tag, size);
-  auto [it, fresh] = channelIndex_.try_emplace(key, uint32_t(channels_.size()));
+  auto [it, fresh] = channelIndex_.try_emplace(ChannelKey{src, dst, tag, size}, uint32_t(channels_.size()));
   if (fresh) {
     channels_.emplace_back();
     channels_.back().dstRank = uint32_t(dst);

@@ -185,7 +185,19 @@ private:
   std::vector<Message> messages_;
   std::vector<uint32_t> freeMessages_;
   std::vector<Channel> channels_;
-  std::unordered_map<std::string, uint32_t> channelIndex_;
+  /// (src, dst, tag, size): what a send and its receive agree on.
+  struct ChannelKey {
+    int64_t src, dst, tag, size;
+    bool operator==(const ChannelKey &) const = default;
+  };
+  struct ChannelHash {
+    size_t operator()(const ChannelKey &k) const {
+      uint64_t h = 1469598103934665603ull; // FNV-1a over the four words
+      for (int64_t v : {k.src, k.dst, k.tag, k.size}) h = (h ^ uint64_t(v)) * 1099511628211ull;
+      return size_t(h);
+    }
+  };
+  std::unordered_map<ChannelKey, uint32_t, ChannelHash> channelIndex_;
   std::vector<Span> spans_;
   std::optional<std::string> error_;
 };
