@@ -34,8 +34,6 @@ std::string opLine(const Op &op, size_t idx) {
   return s;
 }
 
-double ranksPerStage(const Layout &l) { return double(l.tp * l.cp * l.dp); }
-
 } // namespace
 
 void printProgram(const Program &p, llvm::raw_ostream &os) {
@@ -52,14 +50,15 @@ void printProgram(const Program &p, llvm::raw_ostream &os) {
   }
 }
 
-double totalFlops(const Program &p, bool withRecompute) {
+double totalFlops(const Program &p, bool withRecompute, bool fullCausal) {
   double total = 0;
   for (const Graph &g : p.stages)
-    for (const Op &op : g.ops)
-      if ((op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention || op.kind == OpKind::DecodeAttention) &&
-          (withRecompute || op.phase != Phase::Recompute))
-        total += op.flops;
-  return total * ranksPerStage(p.layout);
+    for (const Op &op : g.ops) {
+      if (op.kind != OpKind::Gemm && op.kind != OpKind::FlashAttention && op.kind != OpKind::DecodeAttention) continue;
+      if (!withRecompute && op.phase == Phase::Recompute) continue;
+      total += fullCausal && op.kind == OpKind::FlashAttention && op.causal ? 2 * op.flops : op.flops;
+    }
+  return total * double(p.layout.ranksPerStage());
 }
 
 void printSummary(const Program &p, llvm::raw_ostream &os) {

@@ -16,6 +16,7 @@
 #include "Workload.h"
 
 #include "rapid/Engine/Simulator.h"
+#include "rapid/IR/Printer.h"
 #include "rapid/Network/Network.h"
 #include "rapid/Passes/Pipeline.h"
 #include "rapid/Passes/RankLayout.h"
@@ -24,19 +25,6 @@
 
 namespace rapid {
 namespace {
-
-/// Matmul FLOPs of all ranks per step, causal attention counted in full.
-double modelFlops(const ir::Program &prog) {
-  double f = 0;
-  for (const ir::Graph &g : prog.stages)
-    for (const ir::Op &op : g.ops) {
-      if (op.phase == ir::Phase::Recompute) continue;
-      if (op.kind == ir::OpKind::Gemm || op.kind == ir::OpKind::DecodeAttention) f += op.flops;
-      if (op.kind == ir::OpKind::FlashAttention) f += op.causal ? 2 * op.flops : op.flops;
-    }
-  const ir::Layout &l = prog.layout;
-  return f * double(l.tp * l.cp * l.dp);
-}
 
 void trainingFigures(RunResult &r, const engine::SimResult &sim, const ir::Program &prog, const ExperimentPoint &p) {
   r.stepTime = double(sim.totalNs) * 1e-9;
@@ -47,7 +35,7 @@ void trainingFigures(RunResult &r, const engine::SimResult &sim, const ir::Progr
   GpuSpec gpu = gpuSpecFrom(p.gpuName, p.gpu);
   DType t = parseDType(p.fields.at("training.precision").s).value_or(DType::BF16);
   double gpus = double(p.network.gpus);
-  r.mfu = modelFlops(prog) / (r.stepTime * gpus * gpu.peak(t).value());
+  r.mfu = ir::totalFlops(prog, /*withRecompute=*/false, /*fullCausal=*/true) / (r.stepTime * gpus * gpu.peak(t).value());
   double tokens = p.fields.at("training.global_batch").num() * p.fields.at("training.seq").num();
   r.tokensPerSecond = tokens / r.stepTime;
 }
@@ -82,7 +70,7 @@ double flattenedNodes(const ir::Program &prog) {
   double ops = 0;
   for (const ir::Graph &g : prog.stages) ops += double(g.ops.size());
   const ir::Layout &l = prog.layout;
-  return ops * double(l.tp * l.cp * l.dp);
+  return ops * double(l.ranksPerStage());
 }
 
 /// Above this many rank-ops (over all the runs of a point, fault samples
@@ -96,9 +84,9 @@ llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const Experi
   llvm::Expected<net::NetworkSpec> spec = run::networkSpec(point);
   if (!spec) return spec.takeError();
   net::Topology topo(std::move(*spec));
-  if (llvm::Error e = run::applyPointFaults(point, topo)) return std::move(e);
+  if (llvm::Error e = run::applyPointFaults(point, topo)) return e;
   if (!extra.empty())
-    if (llvm::Error e = net::applyFaults("random faults", extra, topo)) return std::move(e);
+    if (llvm::Error e = net::applyFaults("random faults", extra, topo)) return e;
   llvm::Expected<run::Simulation> sim = run::buildSimulation(prog, point);
   if (!sim) return sim.takeError();
   net::Network network(topo, net::NetMode::Congestion);
@@ -108,7 +96,7 @@ llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const Experi
   llvm::Expected<engine::SimResult> res = simulator.run();
   if (!res) return res.takeError();
   if (!timeline.empty())
-    if (llvm::Error e = report::writeTimeline(timeline, *res, sim->workload)) return std::move(e);
+    if (llvm::Error e = report::writeTimeline(timeline, *res, sim->workload)) return e;
   return res;
 }
 

@@ -149,7 +149,7 @@ llvm::Expected<std::vector<std::string>> runSweep(const std::vector<ExperimentPo
   if (opts.progress && !todo.empty()) llvm::errs() << "\n";
   if (failure) return std::move(*failure);
   if (!opts.output.empty())
-    if (llvm::Error e = writeResults(opts.output, lines)) return std::move(e);
+    if (llvm::Error e = writeResults(opts.output, lines)) return e;
   return lines;
 }
 

@@ -26,7 +26,7 @@ llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const Experi
     for (size_t i = 0; i < g.ops.size(); ++i) {
       node.Clear();
       emit::fillNode(node, g.ops[i], i, r, layout, groups);
-      if (llvm::Error e = builder.add(node)) return std::move(e);
+      if (llvm::Error e = builder.add(node)) return e;
     }
     llvm::Expected<trace::RankGraph> rg = builder.finish();
     if (!rg) return rg.takeError();

@@ -1,5 +1,6 @@
 //===- Value.cpp ----------------------------------------------------------===//
 #include "rapid/Sema/Value.h"
+#include "rapid/Sema/PointPrinter.h"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -50,15 +51,6 @@ std::string Value::str() const {
   return "";
 }
 
-static std::string jsonString(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string Value::json() const {
   switch (kind) {
   case Kind::Number: return formatNumber(q.value);
@@ -70,13 +62,13 @@ std::string Value::json() const {
     return out + "]";
   }
   case Kind::Call: {
-    std::string out = "{\"dist\":" + jsonString(s) + ",\"args\":[";
+    std::string out = "{\"dist\":" + jsonQuote(s) + ",\"args\":[";
     for (size_t i = 0; i < items.size(); ++i)
       out += (i ? "," : "") + items[i].json();
     return out + "]}";
   }
   case Kind::Symbol:
-  case Kind::String: return jsonString(s);
+  case Kind::String: return jsonQuote(s);
   case Kind::Error: return "null";
   }
   return "null";

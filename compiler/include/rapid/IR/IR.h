@@ -102,6 +102,8 @@ struct Layout {
   bool sp = false;
   int64_t virtualStages = 1;
   int64_t microbatches = 1;
+  /// Ranks that run each stage's program: one per TP x CP x DP coordinate.
+  int64_t ranksPerStage() const { return tp * cp * dp; }
 };
 
 /// What lowering knows about memory, for the memory pass: sizes come from

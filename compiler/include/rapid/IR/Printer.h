@@ -18,6 +18,8 @@ void printSummary(const Program &p, llvm::raw_ostream &os);
 /// Matrix-multiply FLOPs (GEMMs and attention) of all ranks in one step:
 /// per-stage FLOPs times the ranks that run each stage (tp*cp*dp). This is
 /// what the Megatron-LM and Korthikanti formulas count.
-double totalFlops(const Program &p, bool withRecompute);
+/// With `fullCausal`, causal attention counts its whole score matrix, as
+/// the MFU convention of Megatron-LM does.
+double totalFlops(const Program &p, bool withRecompute, bool fullCausal = false);
 
 } // namespace rapid::ir
