@@ -25,6 +25,7 @@ GpuSpec testGpu() {
   g.hbmBandwidth = BytesPerSecond(2039e9);
   g.hbmLatency = Seconds(500e-9);
   g.launchOverhead = Seconds(5e-6);
+  g.calibrationCompute = g.calibrationHbm = g.calibrationL2 = g.calibrationNetwork = 1;
   return g;
 }
 
@@ -135,7 +136,7 @@ TEST(Pointwise, BytesAndFlopsPerElement) {
 
 TEST(Pointwise, RooflineOverHbmAndVectorMath) {
   GpuSpec g = testGpu();
-  g.calibration.hbm = 0.5; // half the bandwidth: twice the time
+  g.calibrationHbm = 0.5; // half the bandwidth: twice the time
   KernelCost c = pointwiseCost(g, PointwiseWork{Bytes(2039e9), Flops(1), 1});
   EXPECT_NEAR(c.time.value(), 2.0 + 5e-6, 1e-9);
   EXPECT_EQ(c.bound, Bound::Hbm);

@@ -19,12 +19,12 @@ std::string_view nameOf(Bound b) {
 
 // The calibration fields are what a user fits (achieved / peak); they scale
 // the declared peaks here and nowhere else.
-BytesPerSecond hbmRate(const GpuSpec &g) { return g.hbmBandwidth * g.calibration.hbm; }
-BytesPerSecond l2Rate(const GpuSpec &g) { return g.l2Bandwidth * g.calibration.l2; }
+BytesPerSecond hbmRate(const GpuSpec &g) { return g.hbmBandwidth * g.calibrationHbm; }
+BytesPerSecond l2Rate(const GpuSpec &g) { return g.l2Bandwidth * g.calibrationL2; }
 // Shared memory sits in the SM beside the tensor cores; it is derated with
 // them (calibration.compute), since no separate field describes it.
-BytesPerSecond smemRate(const GpuSpec &g) { return g.smemBandwidth * g.calibration.compute; }
-FlopsPerSecond mathRate(const GpuSpec &g, DType t) { return g.peak(t) * g.calibration.compute; }
+BytesPerSecond smemRate(const GpuSpec &g) { return g.smemBandwidth * g.calibrationCompute; }
+FlopsPerSecond mathRate(const GpuSpec &g, DType t) { return g.peak(t) * g.calibrationCompute; }
 
 KernelCost combine(const GpuSpec &g, const Terms &terms, Flops flops, const Traffic &bytes,
                    int64_t kernels) {

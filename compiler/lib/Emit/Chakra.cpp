@@ -5,7 +5,7 @@
 
 #include "rapid/Sema/PointPrinter.h"
 #include "rapid/Network/NetworkConfig.h"
-#include "rapid/Sema/Specs.h"
+#include "rapid/Spec/Specs.h"
 #include "rapid/Support/Files.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -75,18 +75,18 @@ std::string faultsJson(const ExperimentPoint &p) {
 } // namespace
 
 std::string networkJson(const ExperimentPoint &p) {
-  double cal = p.gpu.count("calibration.network") ? p.gpu.at("calibration.network").num() : 1.0;
+  double cal = p.gpu.calibrationNetwork;
   std::vector<std::string> dims;
-  for (const ResolvedDim &d : p.network.dims) {
+  for (const DimensionSpec &d : p.network.dims) {
     std::vector<std::string> shape;
-    for (int64_t e : d.shape) shape.push_back(std::to_string(e));
-    std::string extent = d.shape.size() > 1 ? fmt::format("\"shape\": [{}]", llvm::join(shape, ", "))
+    for (int64_t e : d.extents) shape.push_back(std::to_string(e));
+    std::string extent = d.extents.size() > 1 ? fmt::format("\"shape\": [{}]", llvm::join(shape, ", "))
                                             : fmt::format("\"size\": {}", d.size);
     dims.push_back(fmt::format("    {{\"name\": {}, \"kind\": \"{}\", {}, \"bandwidth\": \"{} B/s\", "
                                "\"latency\": \"{} ns\", \"oversubscription\": {}}}",
-                               jsonQuote(d.name), d.kind, extent, formatNumber(d.fields.at("bandwidth").num() * cal),
-                               formatNumber(d.fields.at("latency").num() * 1e9),
-                               formatNumber(d.fields.at("oversubscription").num())));
+                               jsonQuote(d.name), d.kind, extent, formatNumber(d.bandwidth.value() * cal),
+                               formatNumber(d.latency.value() * 1e9),
+                               formatNumber(d.oversubscription)));
   }
   return "{\"dimensions\": [\n" + llvm::join(dims, ",\n") + "\n]}\n";
 }
@@ -94,14 +94,14 @@ std::string networkJson(const ExperimentPoint &p) {
 std::vector<net::Fault> pointFaults(const ExperimentPoint &p, const net::Topology &topo) {
   std::vector<net::Fault> out;
   if (!p.faults) return out;
-  for (const ResolvedLinkFault &f : p.faults->links) {
+  for (const LinkFaultSpec &f : p.faults->links) {
     int d = 0;
     while (d < int(p.network.dims.size()) && p.network.dims[d].name != f.dim) ++d;
     net::Fault nf;
     nf.hard = f.hard;
     if (!f.hard) {
-      nf.derate = f.fields.at("derate").num();
-      nf.extraLatencyPs = int64_t(f.fields.at("extra_latency").num() * 1e12 + 0.5);
+      nf.derate = f.derate;
+      nf.extraLatencyPs = int64_t(f.extraLatency.value() * 1e12 + 0.5);
     }
     uint32_t a = uint32_t(f.a * topo.stride(d)), b = uint32_t(f.b * topo.stride(d));
     const std::string &kind = p.network.dims[d].kind;

@@ -29,7 +29,7 @@ double mlpStored(const Shard &sh, int64_t layer) {
   if (!sh.isMoeLayer(layer))
     return d * T * (sh.ffnLocal + double(m.ffn) / sh.t());
   double routed = T * m.topK * m.capacityFactor;
-  double f1 = double(m.expertFfn) * (m.gated ? 2 : 1) / sh.t(), f2 = double(m.expertFfn) / sh.t();
+  double f1 = double(m.expertFfn) * (m.gated() ? 2 : 1) / sh.t(), f2 = double(m.expertFfn) / sh.t();
   return d * T * m.experts + d * routed * (m.hidden + f1 + f2); // router logits, then per routed token
 }
 
@@ -55,10 +55,10 @@ void memoryFacts(const Shard &sh, ir::Program &prog) {
   for (int64_t l = 0; l < sh.model.layers; ++l) {
     double all = storedAll(sh, l);
     double score = sh.flash ? 0 : scorePath(sh);
-    if (sh.recompute == "full") {
+    if (sh.recompute == Recompute::Full) {
       mf.stored.push_back(sh.d * sh.actElems()); // the layer input only
       mf.recompute.push_back(all);
-    } else if (sh.recompute == "selective") {
+    } else if (sh.recompute == Recompute::Selective) {
       mf.stored.push_back(all - score);
       mf.recompute.push_back(score);
     } else {

@@ -95,7 +95,7 @@ void attentionBackward(Chain &c, const Shard &sh) {
     c.add(flashAttention(sh, true));
     return;
   }
-  if (sh.recompute == "selective") { // Korthikanti: re-run the score and softmax, not the GEMMs around them
+  if (sh.recompute == Recompute::Selective) { // Korthikanti: re-run the score and softmax, not the GEMMs around them
     Phase saved = c.phase;
     c.phase = Phase::Recompute;
     attentionForward(c, sh, /*recomputeOnly=*/true);
@@ -117,10 +117,10 @@ void moeForward(Chain &c, const Shard &sh) {
   c.add(gemm("moe.router", T, m.experts, m.hidden));
   c.add(pointwise(OpKind::Router, "moe.topk", double(T) * m.experts, 5, 2, sh.d));
   c.add(collective(OpKind::AllToAll, "moe.dispatch", Group::EP, routed * m.hidden * sh.d));
-  int64_t f1 = m.expertFfn * (m.gated ? 2 : 1) / sh.t(), f2 = m.expertFfn / sh.t();
+  int64_t f1 = m.expertFfn * (m.gated() ? 2 : 1) / sh.t(), f2 = m.expertFfn / sh.t();
   c.add(gemm("moe.fc1", perExpert, f1, m.hidden, local));
-  c.add(pointwise(OpKind::Activation, "moe.act", double(perExpert) * local * f2, m.gated ? 11 : 10,
-                  m.gated ? 3 : 2, sh.d));
+  c.add(pointwise(OpKind::Activation, "moe.act", double(perExpert) * local * f2, m.gated() ? 11 : 10,
+                  m.gated() ? 3 : 2, sh.d));
   c.add(gemm("moe.fc2", perExpert, m.hidden, f2, local));
   c.add(collective(OpKind::AllToAll, "moe.combine", Group::EP, routed * m.hidden * sh.d));
 }
@@ -130,12 +130,12 @@ void moeBackward(Chain &c, const Shard &sh) {
   int64_t T = sh.tokens, local = m.experts / sh.layout.ep;
   double routed = double(T) * m.topK * m.capacityFactor;
   int64_t perExpert = int64_t(routed * sh.layout.ep / m.experts + 0.5);
-  int64_t f1 = m.expertFfn * (m.gated ? 2 : 1) / sh.t(), f2 = m.expertFfn / sh.t();
+  int64_t f1 = m.expertFfn * (m.gated() ? 2 : 1) / sh.t(), f2 = m.expertFfn / sh.t();
   c.add(collective(OpKind::AllToAll, "moe.combine.bwd", Group::EP, routed * m.hidden * sh.d));
   c.add(gemm("moe.fc2.dgrad", perExpert, f2, m.hidden, local));
   c.add(gemm("moe.fc2.wgrad", f2, m.hidden, perExpert, local));
-  c.add(pointwise(OpKind::Activation, "moe.act.bwd", double(perExpert) * local * f2, m.gated ? 22 : 20,
-                  m.gated ? 5 : 3, sh.d));
+  c.add(pointwise(OpKind::Activation, "moe.act.bwd", double(perExpert) * local * f2, m.gated() ? 22 : 20,
+                  m.gated() ? 5 : 3, sh.d));
   c.add(gemm("moe.fc1.dgrad", perExpert, m.hidden, f1, local));
   c.add(gemm("moe.fc1.wgrad", m.hidden, f1, perExpert, local));
   c.add(collective(OpKind::AllToAll, "moe.dispatch.bwd", Group::EP, routed * m.hidden * sh.d));
@@ -146,8 +146,8 @@ void moeBackward(Chain &c, const Shard &sh) {
 void mlpForward(Chain &c, const Shard &sh) {
   int64_t T = sh.tokens, f = sh.model.ffn / sh.t();
   c.add(gemm("mlp.fc1", T, sh.ffnLocal, sh.model.hidden));
-  c.add(pointwise(OpKind::Activation, "mlp.act", double(T) * f, sh.model.gated ? 11 : 10,
-                  sh.model.gated ? 3 : 2, sh.d));
+  c.add(pointwise(OpKind::Activation, "mlp.act", double(T) * f, sh.model.gated() ? 11 : 10,
+                  sh.model.gated() ? 3 : 2, sh.d));
   c.add(gemm("mlp.fc2", T, sh.model.hidden, f));
 }
 
@@ -159,7 +159,7 @@ void layerForward(Chain &c, const Shard &sh, int64_t layer) {
   c.add(pointwise(OpKind::Norm, "attn.norm", sh.actElems(), 7, 2, sh.d));
   spGather(c, sh, "attn.sp.allgather");
   c.add(gemm("attn.qkv", T, qkvLocal(sh), sh.model.hidden));
-  if (sh.model.rotary)
+  if (sh.model.rotary())
     c.add(pointwise(OpKind::Rotary, "attn.rotary", double(T) * (qLocal(sh) + sh.kvLocal), 3, 2, sh.d));
   if (sh.layout.cp > 1 && !sh.decode) // a decode step attends over its own part of the cache
     c.add(collective(OpKind::AllGather, "attn.cp.allgather_kv", Group::CP, 2.0 * T * sh.kvLocal * sh.d));
@@ -175,7 +175,7 @@ void layerForward(Chain &c, const Shard &sh, int64_t layer) {
 }
 
 void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
-  if (sh.recompute == "full") { // re-run the layer's forward from its stored input
+  if (sh.recompute == Recompute::Full) { // re-run the layer's forward from its stored input
     c.phase = Phase::Recompute;
     layerForward(c, sh, layer);
     c.phase = Phase::Backward;
@@ -189,8 +189,8 @@ void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
   } else {
     c.add(gemm("mlp.fc2.dgrad", T, f, h));
     c.add(gemm("mlp.fc2.wgrad", f, h, T));
-    c.add(pointwise(OpKind::Activation, "mlp.act.bwd", double(T) * f, sh.model.gated ? 22 : 20,
-                    sh.model.gated ? 5 : 3, sh.d));
+    c.add(pointwise(OpKind::Activation, "mlp.act.bwd", double(T) * f, sh.model.gated() ? 22 : 20,
+                    sh.model.gated() ? 5 : 3, sh.d));
     c.add(gemm("mlp.fc1.dgrad", T, h, sh.ffnLocal));
     dgradReduceThenWgrad(c, sh, "mlp.tp.allreduce.bwd", "mlp.sp.reducescatter.bwd", "mlp.sp.input_allgather",
                          gemm("mlp.fc1.wgrad", h, sh.ffnLocal, T));
@@ -203,7 +203,7 @@ void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
   if (sh.layout.cp > 1)
     c.add(collective(OpKind::ReduceScatter, "attn.cp.reducescatter_dkv", Group::CP,
                      2.0 * T * sh.layout.cp * sh.kvLocal * sh.d));
-  if (sh.model.rotary)
+  if (sh.model.rotary())
     c.add(pointwise(OpKind::Rotary, "attn.rotary.bwd", double(T) * (qLocal(sh) + sh.kvLocal), 3, 2, sh.d));
   c.add(gemm("attn.qkv.dgrad", T, h, qkvLocal(sh)));
   dgradReduceThenWgrad(c, sh, "attn.tp.allreduce.bwd", "attn.sp.reducescatter.bwd", "attn.sp.input_allgather",

@@ -3,7 +3,7 @@
 
 #include "rapid/IR/IR.h"
 #include "rapid/Lower/Lower.h"
-#include "rapid/Sema/Specs.h"
+#include "rapid/Spec/Specs.h"
 
 #include <set>
 
@@ -32,7 +32,7 @@ struct Shard {
   int64_t kvLocal = 0;         ///< key/value width on this rank (heads * head_dim)
   int64_t ffnLocal = 0;        ///< MLP columns on this rank (x2 for the gate of SwiGLU)
   bool flash = true;
-  std::string recompute = "none";
+  Recompute recompute = Recompute::None;
   bool training = true;
   int64_t zero = 0;
   double gradBucket = 0;

@@ -64,7 +64,7 @@ double Shard::layerParams(int64_t layer) const {
   const ModelSpec &m = model;
   double h = double(m.hidden);
   double attn = h * (double(headsLocal) * m.headDim + 2.0 * kvLocal) + double(headsLocal) * m.headDim * h;
-  double matrices = m.gated ? 3 : 2;
+  double matrices = m.gated() ? 3 : 2;
   double mlp = isMoeLayer(layer)
                    ? double(m.experts / layout.ep) * matrices * h * double(m.expertFfn) / double(t()) + h * m.experts
                    : matrices * h * double(m.ffn) / double(t());
@@ -73,33 +73,33 @@ double Shard::layerParams(int64_t layer) const {
 
 Shard makeShard(const ExperimentPoint &p) {
   Shard sh;
-  sh.model = modelSpecFrom(p.modelName, p.model);
-  auto num = [&](const char *path) { return (int64_t)p.fields.at(path).num(); };
+  sh.model = p.model;
+  const ParallelSpec &par = p.parallel;
   ir::Layout &l = sh.layout;
-  l.tp = num("parallel.tp"), l.cp = num("parallel.cp"), l.pp = num("parallel.pp");
-  l.dp = num("parallel.dp"), l.ep = num("parallel.ep");
-  l.sp = p.fields.at("parallel.sp").b;
-  sh.training = p.workload == "training";
-  std::string w = sh.training ? "training." : "inference.";
-  sh.dtype = parseDType(p.fields.at(w + "precision").s).value_or(DType::BF16);
+  l.tp = par.tp, l.cp = par.cp, l.pp = par.pp, l.dp = par.dp, l.ep = par.ep;
+  l.sp = par.sp;
+  sh.training = p.isTraining();
+  sh.dtype = p.precision();
   sh.d = bytesOf(sh.dtype);
-  sh.flash = p.fields.at(w + "flash_attention").b;
-  if (sh.training) {
-    sh.b = num("training.micro_batch");
-    sh.seq = num("training.seq");
-    l.virtualStages = num("training.virtual_stages");
-    l.microbatches = num("training.global_batch") / (sh.b * l.dp);
-    sh.recompute = p.fields.at("training.recompute").s;
-    sh.zero = p.fields.at("training.fsdp").b ? 3 : num("training.zero");
-    sh.gradBucket = p.fields.at("training.grad_bucket").num();
+  if (const TrainingSpec *t = p.training ? &*p.training : nullptr) {
+    sh.flash = t->flashAttention;
+    sh.b = t->microBatch;
+    sh.seq = t->seq;
+    l.virtualStages = t->virtualStages;
+    l.microbatches = t->globalBatch / (sh.b * l.dp);
+    sh.recompute = t->recompute;
+    sh.zero = t->fsdp ? 3 : t->zero;
+    sh.gradBucket = t->gradBucket.value();
   } else {
-    sh.b = num("inference.batch");
-    sh.seq = num("inference.prefill");
-    sh.decodeTokens = num("inference.decode");
-    sh.decodeSamples = num("inference.decode_samples");
+    const InferenceSpec &i = *p.inference;
+    sh.flash = i.flashAttention;
+    sh.b = i.batch;
+    sh.seq = i.prefill;
+    sh.decodeTokens = i.decode;
+    sh.decodeSamples = i.decodeSamples;
   }
   int64_t chunks = l.pp * l.virtualStages;
-  int64_t first = num("parallel.first_stage_layers"), last = num("parallel.last_stage_layers");
+  int64_t first = par.firstStageLayers, last = par.lastStageLayers;
   int64_t middle = l.pp - (first > 0) - (last > 0);
   int64_t even = middle > 0 ? (sh.model.layers - first - last) / middle : 0;
   sh.chunkStart.push_back(0);
@@ -115,7 +115,7 @@ Shard makeShard(const ExperimentPoint &p) {
   sh.headsLocal = m.heads / l.tp;
   // Fewer KV heads than TP ranks: each rank keeps one replicated KV head.
   sh.kvLocal = std::max<int64_t>(1, m.kvHeads / l.tp) * m.headDim;
-  sh.ffnLocal = m.ffn * (m.gated ? 2 : 1) / l.tp;
+  sh.ffnLocal = m.ffn * (m.gated() ? 2 : 1) / l.tp;
   return sh;
 }
 

@@ -40,10 +40,10 @@ std::vector<Unit> interleavedUnits(int64_t P, int64_t s, int64_t m, int64_t v) {
   return out;
 }
 
-std::vector<Unit> scheduleUnits(const std::string &schedule, int64_t P, int64_t s, int64_t m, int64_t v) {
-  if (schedule == "interleaved") return interleavedUnits(P, s, m, v);
+std::vector<Unit> scheduleUnits(Schedule schedule, int64_t P, int64_t s, int64_t m, int64_t v) {
+  if (schedule == Schedule::Interleaved) return interleavedUnits(P, s, m, v);
   std::vector<Unit> out;
-  if (schedule == "gpipe") {
+  if (schedule == Schedule::GPipe) {
     for (int64_t i = 0; i < m; ++i) out.push_back({true, i, 0});
     for (int64_t i = m; i-- > 0;) out.push_back({false, i, 0});
     return out;
@@ -57,8 +57,8 @@ std::vector<Unit> scheduleUnits(const std::string &schedule, int64_t P, int64_t 
 
 class StageBuilder {
 public:
-  StageBuilder(const Shard &sh, ir::Graph &g, int64_t stage, std::string schedule)
-      : sh(sh), L(sh.layout), c(g), stage(stage), schedule(std::move(schedule)) {
+  StageBuilder(const Shard &sh, ir::Graph &g, int64_t stage, Schedule schedule)
+      : sh(sh), L(sh.layout), c(g), stage(stage), schedule(schedule) {
     c.dtype = sh.dtype;
   }
 
@@ -180,7 +180,7 @@ private:
   const ir::Layout &L;
   Chain c;
   int64_t stage;
-  std::string schedule;
+  Schedule schedule;
   double bucket = 0; ///< gradient bytes waiting for their DP reduction
   std::vector<uint32_t> gradComms;
 };
@@ -213,7 +213,7 @@ ir::Program lowerPoint(const ExperimentPoint &p) {
     ir::Graph g;
     g.stage = int32_t(s);
     if (sh.training)
-      lower::StageBuilder(sh, g, s, p.fields.at("training.schedule").s).build();
+      lower::StageBuilder(sh, g, s, p.training->schedule).build();
     else
       lower::buildInferenceStage(sh, g, s, prog.decode);
     prog.stages.push_back(std::move(g));

@@ -10,7 +10,7 @@
 #include "rapid/Passes/Pipeline.h"
 
 #include "rapid/Cost/Pointwise.h"
-#include "rapid/Sema/Specs.h"
+#include "rapid/Spec/Specs.h"
 
 #include <map>
 #include <tuple>
@@ -68,7 +68,7 @@ cost::KernelCost costOf(const GpuSpec &gpu, const Op &op) {
 } // namespace
 
 void costPass(ir::Program &prog, const ExperimentPoint &point) {
-  GpuSpec gpu = gpuSpecFrom(point.gpuName, point.gpu);
+  const GpuSpec &gpu = point.gpu;
   using Key = std::tuple<OpKind, int64_t, int64_t, int64_t, int64_t, DType, bool, bool, double, double>;
   std::map<Key, cost::KernelCost> memo;
   for (ir::Graph &g : prog.stages)

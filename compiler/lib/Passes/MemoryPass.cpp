@@ -11,7 +11,7 @@
 #include "rapid/Passes/RankLayout.h"
 
 #include "rapid/Sema/PointPrinter.h"
-#include "rapid/Sema/Specs.h"
+#include "rapid/Spec/Specs.h"
 
 #include <fmt/format.h>
 #include <map>
@@ -61,7 +61,7 @@ const StageMemory &MemoryReport::worst() const {
 }
 
 MemoryReport analyzeMemory(const ir::Program &prog, const ExperimentPoint &point) {
-  GpuSpec gpu = gpuSpecFrom(point.gpuName, point.gpu);
+  const GpuSpec &gpu = point.gpu;
   const ir::MemoryFacts &mf = prog.memory;
   const ir::Layout &L = prog.layout;
   double dp = double(L.dp * L.cp); // ZeRO shards over every rank holding the same weights
@@ -92,7 +92,7 @@ MemoryReport analyzeMemory(const ir::Program &prog, const ExperimentPoint &point
   if (w.peak > w.capacity) {
     r.fits = false;
     r.reason = fmt::format("needs {} on rank {} (stage {}) but '{}' has {}", formatBytes(Bytes(w.peak)), w.rank, w.stage,
-                           point.gpuName, formatBytes(Bytes(w.capacity)));
+                           point.gpu.name, formatBytes(Bytes(w.capacity)));
   }
   return r;
 }

@@ -40,7 +40,7 @@ RankLayout::RankLayout(const ir::Layout &l, const ExperimentPoint &p) : ep(l.ep)
     digits.push_back({g, size(g), total});
     total *= size(g);
   }
-  for (const ResolvedDim &d : p.network.dims) dimSizes.push_back(d.size);
+  for (const DimensionSpec &d : p.network.dims) dimSizes.push_back(d.size);
 }
 
 const RankLayout::Digit *RankLayout::digit(ir::Group g) const {

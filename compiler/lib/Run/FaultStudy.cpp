@@ -39,9 +39,10 @@ private:
   uint64_t state;
 };
 
-double draw(const Value &dist, Random &rng) {
-  double a = dist.items.size() > 0 ? dist.items[0].num() : 0.5, b = dist.items.size() > 1 ? dist.items[1].num() : a;
-  double x = dist.s == "normal" ? a + b * rng.normal() : dist.s == "uniform" ? a + (b - a) * rng.uniform() : a;
+double draw(const Distribution &dist, Random &rng) {
+  using K = Distribution::Kind;
+  double a = dist.a, b = dist.b;
+  double x = dist.kind == K::Normal ? a + b * rng.normal() : dist.kind == K::Uniform ? a + (b - a) * rng.uniform() : a;
   return std::clamp(x, 0.01, 1.0);
 }
 
@@ -53,22 +54,22 @@ std::vector<std::pair<uint32_t, uint32_t>> candidates(const net::Topology &topo,
   return out;
 }
 
-std::vector<net::Fault> drawSample(const ResolvedRandomFault &rf, const std::vector<std::pair<uint32_t, uint32_t>> &links,
+std::vector<net::Fault> drawSample(const RandomFaultSpec &rf, const std::vector<std::pair<uint32_t, uint32_t>> &links,
                                    uint64_t seed, uint64_t sample) {
   Random rng(seed * 0x100000001B3ull + sample);
   std::vector<size_t> idx(links.size());
   std::iota(idx.begin(), idx.end(), 0);
-  size_t count = std::min<size_t>(size_t(rf.fields.at("count").num()), links.size());
+  size_t count = std::min<size_t>(size_t(rf.count), links.size());
   std::vector<net::Fault> out;
   for (size_t i = 0; i < count; ++i) { // a partial Fisher-Yates shuffle picks distinct links
     std::swap(idx[i], idx[i + rng.next() % (idx.size() - i)]);
     net::Fault f;
     f.src = links[idx[i]].first;
     f.dst = links[idx[i]].second;
-    f.hard = rf.fields.at("mode").s == "remove";
+    f.hard = rf.mode == FaultMode::Remove;
     if (!f.hard) {
-      f.derate = draw(rf.fields.at("derate"), rng);
-      f.extraLatencyPs = int64_t(rf.fields.at("extra_latency").num() * 1e12 + 0.5);
+      f.derate = draw(rf.derate, rng);
+      f.extraLatencyPs = int64_t(rf.extraLatency.value() * 1e12 + 0.5);
     }
     out.push_back(f);
   }
@@ -96,16 +97,16 @@ faultStudies(const ExperimentPoint &point, unsigned jobs,
   llvm::Expected<net::NetworkSpec> spec = run::networkSpec(point);
   if (!spec) return spec.takeError();
   net::Topology topo(std::move(*spec));
-  for (const ResolvedRandomFault &rf : point.faults->random) {
+  for (const RandomFaultSpec &rf : point.faults->random) {
     int dim = -1;
     for (size_t d = 0; d < point.network.dims.size(); ++d)
-      if (point.network.dims[d].name == rf.fields.at("links").s) dim = int(d);
+      if (point.network.dims[d].name == rf.links.name) dim = int(d);
     auto links = candidates(topo, dim);
     FaultStudy study;
     study.name = rf.name;
-    size_t samples = size_t(rf.fields.at("samples").num());
+    size_t samples = size_t(rf.samples);
     study.times.assign(samples, 0);
-    uint64_t seed = uint64_t(rf.fields.at("seed").num());
+    uint64_t seed = uint64_t(rf.seed);
     std::atomic<size_t> next{0};
     std::mutex mu;
     std::optional<llvm::Error> failure;

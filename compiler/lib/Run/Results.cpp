@@ -28,16 +28,16 @@ std::string resultJson(const ExperimentPoint &p, const RunResult *r) {
   std::string out = fmt::format("{{\"experiment\":{},\"sweep\":{},\"point\":{{{}}},\"label\":{},\"workload\":{},"
                                 "\"feasible\":{},\"reason\":{},\"gpus\":{}",
                                 jsonQuote(p.experiment), jsonQuote(p.sweep), point,
-                                jsonQuote(p.sweep.empty() ? "-" : pointLabel(p)), jsonQuote(p.workload), why.empty(),
+                                jsonQuote(p.sweep.empty() ? "-" : pointLabel(p)), jsonQuote(std::string(nameOf(p.workload()))), why.empty(),
                                 jsonQuote(why), p.network.gpus);
   if (r)
     out += fmt::format(",\"memory\":{{\"peak_bytes\":{:.0f},\"capacity_bytes\":{:.0f}}}", r->memory.worst().peak,
                        r->memory.worst().capacity);
-  if (r && r->simulated && p.workload == "training")
+  if (r && r->simulated && p.workload() == Workload::Training)
     out += fmt::format(",\"step_time_s\":{},\"mfu\":{},\"tokens_per_s\":{},\"breakdown\":{{\"compute_s\":{},"
                        "\"exposed_communication_s\":{},\"pipeline_bubble_s\":{}}}",
                        r->stepTime, r->mfu, r->tokensPerSecond, r->computeTime, r->exposedComm, r->bubble);
-  if (r && r->simulated && p.workload == "inference")
+  if (r && r->simulated && p.workload() == Workload::Inference)
     out += fmt::format(",\"ttft_s\":{},\"itl_s\":{},\"total_s\":{},\"tokens_per_s\":{}", r->ttft, r->itl, r->total,
                        r->tokensPerSecond);
   if (r && !r->faultStudies.empty()) {

@@ -21,7 +21,7 @@
 #include "rapid/Passes/Pipeline.h"
 #include "rapid/Passes/RankLayout.h"
 #include "rapid/Report/Report.h"
-#include "rapid/Sema/Specs.h"
+#include "rapid/Spec/Specs.h"
 
 namespace rapid {
 namespace {
@@ -32,11 +32,11 @@ void trainingFigures(RunResult &r, const engine::SimResult &sim, const ir::Progr
   r.computeTime = double(r0.computeNs) * 1e-9;
   r.exposedComm = double(r0.exposedCommNs) * 1e-9;
   r.bubble = double(r0.idleNs) * 1e-9;
-  GpuSpec gpu = gpuSpecFrom(p.gpuName, p.gpu);
-  DType t = parseDType(p.fields.at("training.precision").s).value_or(DType::BF16);
+  const GpuSpec &gpu = p.gpu;
+  DType t = p.training->precision;
   double gpus = double(p.network.gpus);
   r.mfu = ir::totalFlops(prog, /*withRecompute=*/false, /*fullCausal=*/true) / (r.stepTime * gpus * gpu.peak(t).value());
-  double tokens = p.fields.at("training.global_batch").num() * p.fields.at("training.seq").num();
+  double tokens = double(p.training->globalBatch) * double(p.training->seq);
   r.tokensPerSecond = tokens / r.stepTime;
 }
 
@@ -58,7 +58,7 @@ void inferenceFigures(RunResult &r, const engine::SimResult &sim, const ir::Prog
   }
   r.total = r.ttft + decode;
   r.itl = steps > 0 ? decode / steps : 0;
-  r.tokensPerSecond = steps > 0 ? p.fields.at("inference.batch").num() * steps / decode : 0;
+  r.tokensPerSecond = steps > 0 ? double(p.inference->batch) * steps / decode : 0;
 }
 
 } // namespace
@@ -104,7 +104,7 @@ llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const Experi
 llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const ExperimentPoint &point,
                                                 bool hierarchical, const std::string &timeline,
                                                 const std::vector<net::Fault> &extra) {
-  bool training = point.workload == "training";
+  bool training = point.isTraining();
   if (!hierarchical) return simulate(prog, point, !training, timeline, extra);
   ir::Program probe = run::probeProgram(prog);
   llvm::Expected<engine::SimResult> layers = simulate(probe, point, true, "", extra);
@@ -123,10 +123,10 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
   RunResult r;
   r.memory = analyzeMemory(prog, point);
   if (!r.memory.fits) return r;
-  bool training = point.workload == "training";
+  bool training = point.isTraining();
   double runs = 1; // fault studies repeat the simulation per sample
   if (point.faults)
-    for (const ResolvedRandomFault &rf : point.faults->random) runs += rf.fields.at("samples").num();
+    for (const RandomFaultSpec &rf : point.faults->random) runs += double(rf.samples);
   r.hierarchical = training && (opts.mode == SimMode::Hierarchical ||
                                 (opts.mode == SimMode::Auto && flattenedNodes(prog) * runs > kFlattenedLimit));
   auto figures = [&](std::vector<net::Fault> extra, const std::string &timeline) -> llvm::Expected<RunResult> {

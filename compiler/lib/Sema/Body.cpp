@@ -30,8 +30,8 @@ std::string Sema::noun(const Record &r) const {
 }
 
 void Sema::bind(Bindings &fields, const KindSchema &schema, const std::string &owner, const ast::AssignStmt &s,
-                const std::string &prefix, Seen &seen, std::set<std::string> *sections) {
-  std::string path = prefix + s.path.dotted();
+                const std::string &prefix, Seen &seen, std::set<std::string> *sections, size_t strip) {
+  std::string path = prefix + s.path.dotted().substr(strip);
   const FieldSpec *spec = schema.find(path);
   if (!spec) {
     diags.report(DiagID::UnknownField, s.path.range, owner, path, didYouMean(path, fieldNames(schema)));
@@ -97,26 +97,29 @@ void Sema::addBody(Record &r, const ast::Block &b, const std::string &prefix, Se
   }
 }
 
+void Sema::bindDimField(Record::Dim &dim, const ast::AssignStmt &a, const std::string &prefix, Seen &seen) {
+  if (a.path.dotted() != prefix + "link") {
+    bind(dim.fields, dimSchema(), fmt::format("dimension '{}'", dim.stmt->name.name), a, "", seen, nullptr,
+         prefix.size());
+    return;
+  }
+  // `link = 100 GB/s, 500 ns;` is bandwidth and latency at once.
+  if (a.values.size() != 2) {
+    diags.report(DiagID::WrongValueCount, a.getRange(), "link", "a bandwidth and a latency", a.values.size());
+    return;
+  }
+  dim.fields["bandwidth"] = {a.values[0].get(), a.path.range};
+  dim.fields["latency"] = {a.values[1].get(), a.path.range};
+}
+
 void Sema::addDim(Record &r, const ast::DimStmt &s) {
   Record::Dim dim{&s, {}};
   Seen own;
   for (const ast::StmtPtr &x : s.body.stmts) {
-    auto *a = llvm::dyn_cast<ast::AssignStmt>(x.get());
-    if (!a) {
+    if (auto *a = llvm::dyn_cast<ast::AssignStmt>(x.get()))
+      bindDimField(dim, *a, "", own);
+    else
       diags.report(DiagID::BaseNotAllowed, x->getRange(), "a dimension holds only 'field = value;' lines");
-      continue;
-    }
-    if (a->path.dotted() != "link") {
-      bind(dim.fields, dimSchema(), fmt::format("dimension '{}'", s.name.name), *a, "", own);
-      continue;
-    }
-    // `link = 100 GB/s, 500 ns;` is bandwidth and latency at once.
-    if (a->values.size() != 2) {
-      diags.report(DiagID::WrongValueCount, a->getRange(), "link", "a bandwidth and a latency", a->values.size());
-      continue;
-    }
-    dim.fields["bandwidth"] = {a->values[0].get(), a->path.range};
-    dim.fields["latency"] = {a->values[1].get(), a->path.range};
   }
   // A derived topology may redefine a dimension by name; otherwise it appends.
   for (Record::Dim &old : r.dims)

@@ -20,67 +20,67 @@ struct Checker {
     auto it = exp.fields.find(path);
     return it != exp.fields.end() ? it->second.expr->getRange() : exp.decl->name.range;
   }
-  int64_t get(const FieldValues &f, const std::string &path) const {
-    auto it = f.find(path);
-    return it != f.end() && it->second.isNumber() ? (int64_t)it->second.num() : 0;
+  const ParallelSpec &par = p.parallel;
+  const ModelSpec &m = p.model;
+  int64_t degree(std::string_view d) const {
+    return d == "tp" ? par.tp : d == "cp" ? par.cp : d == "pp" ? par.pp : d == "dp" ? par.dp : 0;
   }
-  int64_t par(const char *d) const { return get(p.fields, std::string("parallel.") + d); }
   template <class... A> void fail(const std::string &path, fmt::format_string<A...> f, A &&...args) {
     problems.push_back({fmt::format(f, std::forward<A>(args)...), at(path)});
   }
   void divides(const char *deg, int64_t whole, const std::string &what) {
-    int64_t d = par(deg);
+    int64_t d = degree(deg);
     if (d > 0 && whole > 0 && whole % d != 0)
       fail(std::string("parallel.") + deg, "{} = {} does not divide the {} {}", deg, d, whole, what);
   }
 
   void run() {
-    if (p.workload.empty()) {
+    if (p.workload() == Workload::None) {
       problems.push_back({"an experiment needs exactly one of 'training { ... }' or 'inference { ... }'",
                           exp.decl->name.range});
       return;
     }
     gpus();
     model();
-    p.workload == "training" ? training() : inference();
+    p.training ? training(*p.training) : inference(*p.inference);
     mapping();
     faults();
   }
 
   void gpus() {
-    int64_t tp = par("tp"), cp = par("cp"), pp = par("pp"), dp = par("dp");
+    int64_t tp = par.tp, cp = par.cp, pp = par.pp, dp = par.dp;
     if (tp * cp * pp * dp != p.network.gpus)
       fail("parallel", "tp*cp*pp*dp = {}*{}*{}*{} = {} but network '{}' has {} GPUs", tp, cp, pp, dp,
            tp * cp * pp * dp, p.network.name, p.network.gpus);
   }
 
   void model() {
-    std::string m = fmt::format("of model '{}'", p.modelName);
-    divides("tp", get(p.model, "heads"), "attention heads " + m);
-    int64_t kv = get(p.model, "kv_heads"), tp = par("tp");
+    std::string of = fmt::format("of model '{}'", m.name);
+    divides("tp", m.heads, "attention heads " + of);
+    int64_t kv = m.kvHeads, tp = par.tp;
     if (kv > 0 && tp > 0 && kv % tp != 0 && tp % kv != 0)
-      fail("parallel.tp", "tp = {} neither divides nor is a multiple of the {} key/value heads {}", tp, kv, m);
-    divides("tp", get(p.model, "ffn"), "MLP columns " + m);
-    stageLayers(m);
-    int64_t experts = get(p.model, "moe.experts"), ep = par("ep");
+      fail("parallel.tp", "tp = {} neither divides nor is a multiple of the {} key/value heads {}", tp, kv, of);
+    divides("tp", m.ffn, "MLP columns " + of);
+    stageLayers(of);
+    int64_t experts = m.experts, ep = par.ep;
     if (ep > 1 && experts % ep != 0)
-      fail("parallel.ep", "ep = {} does not divide the {} experts {}", ep, experts, m);
-    if (ep > 1 && par("dp") % ep != 0)
-      fail("parallel.ep", "ep = {} must divide dp = {}: experts are spread within the data-parallel group", ep, par("dp"));
-    if (get(p.model, "moe.top_k") > experts)
-      problems.push_back({fmt::format("moe.top_k = {} exceeds the {} experts {}", get(p.model, "moe.top_k"), experts, m),
+      fail("parallel.ep", "ep = {} does not divide the {} experts {}", ep, experts, of);
+    if (ep > 1 && par.dp % ep != 0)
+      fail("parallel.ep", "ep = {} must divide dp = {}: experts are spread within the data-parallel group", ep, par.dp);
+    if (m.topK > experts)
+      problems.push_back({fmt::format("moe.top_k = {} exceeds the {} experts {}", m.topK, experts, of),
                           exp.decl->name.range});
   }
 
   /// Even stages need pp (times the virtual stages) to divide the layers;
   /// uneven ones (Megatron-LM's first/last stage layer counts) split the rest.
-  void stageLayers(const std::string &m) {
-    int64_t pp = par("pp"), layers = get(p.model, "layers");
-    int64_t first = par("first_stage_layers"), last = par("last_stage_layers");
-    int64_t v = p.workload == "training" ? get(p.fields, "training.virtual_stages") : 1;
+  void stageLayers(const std::string &of) {
+    int64_t pp = par.pp, layers = m.layers;
+    int64_t first = par.firstStageLayers, last = par.lastStageLayers;
+    int64_t v = p.training ? p.training->virtualStages : 1;
     if (first == 0 && last == 0) {
       if (pp * v > 0 && layers % (pp * v) != 0)
-        fail("parallel.pp", "{} pipeline chunks (pp = {}) do not divide the {} layers {}", pp * v, pp, layers, m);
+        fail("parallel.pp", "{} pipeline chunks (pp = {}) do not divide the {} layers {}", pp * v, pp, layers, of);
       return;
     }
     if (pp < 2 || v != 1) {
@@ -91,19 +91,19 @@ struct Checker {
     if (rest < middle || rest < 0 || (middle == 0 && rest != 0) || (middle > 0 && rest % middle != 0))
       fail("parallel.first_stage_layers",
            "first_stage_layers = {} and last_stage_layers = {} leave {} of the {} layers {} for {} other stages, "
-           "which does not split evenly", first, last, rest, layers, m, middle);
+           "which does not split evenly", first, last, rest, layers, of, middle);
   }
 
-  void training() {
-    int64_t gb = get(p.fields, "training.global_batch"), mb = get(p.fields, "training.micro_batch");
-    int64_t dp = par("dp");
+  void training(const TrainingSpec &t) {
+    int64_t gb = t.globalBatch, mb = t.microBatch;
+    int64_t dp = par.dp;
     if (mb > 0 && dp > 0 && gb % (mb * dp) != 0)
       fail("training.global_batch", "global_batch = {} is not a multiple of micro_batch*dp = {}*{}", gb, mb, dp);
-    divides("cp", get(p.fields, "training.seq"), "tokens of a sequence");
-    if (get(p.fields, "training.zero") > 3)
-      fail("training.zero", "zero = {} is not a ZeRO stage (0 to 3)", get(p.fields, "training.zero"));
-    bool interleaved = p.fields.at("training.schedule").s == "interleaved";
-    int64_t v = get(p.fields, "training.virtual_stages"), pp = par("pp");
+    divides("cp", t.seq, "tokens of a sequence");
+    if (t.zero > 3)
+      fail("training.zero", "zero = {} is not a ZeRO stage (0 to 3)", t.zero);
+    bool interleaved = t.schedule == Schedule::Interleaved;
+    int64_t v = t.virtualStages, pp = par.pp;
     if (interleaved && (pp < 2 || v < 2))
       fail("training.schedule", "an interleaved schedule needs pp >= 2 and virtual_stages >= 2 (pp = {}, virtual_stages = {})", pp, v);
     if (!interleaved && v != 1)
@@ -113,12 +113,12 @@ struct Checker {
       fail("training.global_batch", "an interleaved schedule needs the {} microbatches to be a multiple of pp = {}", micro, pp);
   }
 
-  void inference() { divides("cp", get(p.fields, "inference.prefill"), "prompt tokens"); }
+  void inference(const InferenceSpec &i) { divides("cp", i.prefill, "prompt tokens"); }
 
   void mapping() {
     if (p.mapping.empty()) return;
     std::map<std::string, int64_t> sizes;
-    for (const ResolvedDim &d : p.network.dims) sizes[d.name] = d.size;
+    for (const DimensionSpec &d : p.network.dims) sizes[d.name] = d.size;
     std::set<std::string> usedDegrees, usedDims;
     for (size_t i = 0; i < p.mapping.size(); ++i) {
       const DegreeMapping &m = p.mapping[i];
@@ -131,7 +131,7 @@ struct Checker {
         }
         if (!usedDegrees.insert(d).second)
           problems.push_back({fmt::format("'{}' is mapped twice", d), r});
-        degrees *= par(d.c_str());
+        degrees *= degree(d);
       }
       for (const std::string &d : m.dims) {
         if (!sizes.count(d)) {
@@ -149,15 +149,15 @@ struct Checker {
                                         ranks == 1 ? "1 GPU" : fmt::format("{} GPUs", ranks)), r});
     }
     for (const char *d : {"tp", "cp", "pp", "dp"})
-      if (par(d) > 1 && !usedDegrees.count(d))
-        fail("parallel", "{} = {} is not mapped onto any dimension", d, par(d));
+      if (degree(d) > 1 && !usedDegrees.count(d))
+        fail("parallel", "{} = {} is not mapped onto any dimension", d, degree(d));
   }
 
   void faults() {
     if (!p.faults) return;
     std::map<std::string, int64_t> sizes;
-    for (const ResolvedDim &d : p.network.dims) sizes[d.name] = d.size;
-    for (const ResolvedLinkFault &lf : p.faults->links) {
+    for (const DimensionSpec &d : p.network.dims) sizes[d.name] = d.size;
+    for (const LinkFaultSpec &lf : p.faults->links) {
       auto it = sizes.find(lf.dim);
       if (it == sizes.end())
         fail("faults", "fault set '{}' names dimension '{}' that network '{}' does not have", p.faults->name, lf.dim, p.network.name);
@@ -165,11 +165,10 @@ struct Checker {
         fail("faults", "fault set '{}' names link {}({}, {}) but '{}' has ranks 0 to {}", p.faults->name, lf.dim, lf.a,
              lf.b, lf.dim, it->second - 1);
     }
-    for (const ResolvedRandomFault &rf : p.faults->random) {
-      auto it = rf.fields.find("links");
-      if (it != rf.fields.end() && it->second.s != "all" && !sizes.count(it->second.s))
-        fail("faults", "random fault '{}' draws links from '{}', which network '{}' does not have", rf.name, it->second.s, p.network.name);
-    }
+    for (const RandomFaultSpec &rf : p.faults->random)
+      if (rf.links.name != "all" && !sizes.count(rf.links.name))
+        fail("faults", "random fault '{}' draws links from '{}', which network '{}' does not have", rf.name,
+             rf.links.name, p.network.name);
   }
 };
 

@@ -111,8 +111,40 @@ void Sema::buildRecord(const ast::Decl &d) {
   addBody(r, d.body, "", seen);
   Seen fromCommandLine;
   for (const ast::StmtPtr &s : overrideStmts[d.name.name])
-    bind(r.fields, *r.schema, noun(r), llvm::cast<ast::AssignStmt>(*s), "", fromCommandLine, &r.sections);
+    bindOverride(r, llvm::cast<ast::AssignStmt>(*s), fromCommandLine);
   records.emplace(d.name.name, std::move(r));
+}
+
+void Sema::bindOverride(Record &r, const ast::AssignStmt &a, Seen &seen) {
+  const std::vector<std::string> &path = a.path.parts;
+  if (path.size() > 1) {
+    for (Record::Dim &dim : r.dims)
+      if (dim.stmt->name.name == path[0]) {
+        Seen own; // a command line value replaces the file's
+        bindDimField(dim, a, path[0] + ".", own);
+        return;
+      }
+    for (Record::Random &rnd : r.randoms)
+      if (rnd.stmt->name && rnd.stmt->name->name == path[0]) {
+        Seen own;
+        bind(rnd.fields, randomFaultSchema(), "a random fault", a, "", own, nullptr, path[0].size() + 1);
+        return;
+      }
+  }
+  if (r.schema->kind == "topology" || r.schema->kind == "faults") {
+    bool topology = r.schema->kind == "topology";
+    std::vector<std::string> names;
+    for (const Record::Dim &d : r.dims) names.push_back(d.stmt->name.name);
+    for (const Record::Random &rnd : r.randoms)
+      if (rnd.stmt->name) names.push_back(rnd.stmt->name->name);
+    diags.report(DiagID::BadOverride, a.path.range,
+                 fmt::format("{} has no {} '{}'{}", noun(r), topology ? "dimension" : "named random section", path[0],
+                             path.size() > 1 ? didYouMean(path[0], names)
+                                             : fmt::format("; set a field of one of its {} as '{}.NAME.FIELD=VALUE'",
+                                                           topology ? "dimensions" : "random sections", r.name())));
+    return;
+  }
+  bind(r.fields, *r.schema, noun(r), a, "", seen, &r.sections);
 }
 
 } // namespace rapid::sema

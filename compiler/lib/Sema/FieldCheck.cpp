@@ -39,20 +39,20 @@ bool checkBound(const FieldSpec &spec, const Value &v, llvm::SMRange at, Diagnos
   double x = v.num();
   std::string path(spec.path);
   switch (spec.bound) {
-  case Bound::Any: return true;
-  case Bound::Positive:
+  case FieldBound::Any: return true;
+  case FieldBound::Positive:
     if (x > 0) return true;
     diags.report(DiagID::NotPositive, at, path, v.str());
     return false;
-  case Bound::NonNegative:
+  case FieldBound::NonNegative:
     if (x >= 0) return true;
     diags.report(DiagID::OutOfRange, at, path, "at least 0", v.str());
     return false;
-  case Bound::Fraction:
+  case FieldBound::Fraction:
     if (x > 0 && x <= 1) return true;
     diags.report(DiagID::OutOfRange, at, path, "above 0 % and at most 100 %", v.str());
     return false;
-  case Bound::AtLeastOne:
+  case FieldBound::AtLeastOne:
     if (x >= 1) return true;
     diags.report(DiagID::OutOfRange, at, path, "at least 1", v.str());
     return false;
@@ -95,11 +95,9 @@ Value checkField(const FieldSpec &spec, Value v, const ast::Expr *written, llvm:
     if (v.kind != Value::Kind::Bool) return wrongKind("on or off");
     return v;
   case FieldType::Choice: {
-    llvm::SmallVector<llvm::StringRef, 8> choices;
-    llvm::StringRef(spec.choices.data(), spec.choices.size()).split(choices, '|');
-    if (v.kind == Value::Kind::Symbol && llvm::is_contained(choices, v.s))
+    if (v.kind == Value::Kind::Symbol && spec.isChoice(v.s))
       return v;
-    std::vector<std::string> names(choices.begin(), choices.end());
+    std::vector<std::string> names(spec.choices.begin(), spec.choices.end());
     diags.report(DiagID::UnknownChoice, at, v.str(), path, llvm::join(names, ", ") +
                  (v.kind == Value::Kind::Symbol ? didYouMean(v.s, names) : ""));
     return Value::error();

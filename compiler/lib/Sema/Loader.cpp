@@ -2,7 +2,6 @@
 #include "SemaImpl.h"
 
 #include "rapid/Parse/Parser.h"
-#include "rapid/Sema/Specs.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -14,10 +13,13 @@ std::optional<Program> analyze(const std::string &file, const SemaOptions &opts,
   return sema::Sema(opts, diags).run(file);
 }
 
-std::optional<FieldValues> resolveDeclaration(const std::string &kind, const std::string &name,
-                                              const std::vector<std::string> &imports,
-                                              const SemaOptions &opts, DiagnosticEngine &diags) {
-  return sema::Sema(opts, diags).resolveNamed(kind, name, imports);
+std::optional<GpuSpec> resolveGpu(const std::string &name, const std::vector<std::string> &imports,
+                                  const SemaOptions &opts, DiagnosticEngine &diags) {
+  std::optional<sema::FieldValues> f = sema::Sema(opts, diags).resolveNamed("gpu", name, imports);
+  if (!f) return std::nullopt;
+  GpuSpec g = sema::typedSpec<GpuSpec>(*f);
+  g.name = name;
+  return g;
 }
 } // namespace rapid
 

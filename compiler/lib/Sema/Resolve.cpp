@@ -38,6 +38,10 @@ const Record *Sema::resolveRef(const Value &v, std::string_view kind) {
 
 namespace {
 
+constexpr std::string_view kTopologyKinds[] = {"Ring",     "FullyConnected", "Switch",     "Mesh",
+                                               "Mesh2D",   "Torus2D",        "Torus3D",    "HyperCube",
+                                               "KingMesh", "KingMesh2D",     "FatTree"};
+
 /// Extents each building block takes: Torus2D(4 x 4) has two.
 size_t extentsOf(std::string_view kind) {
   if (kind == "Torus2D" || kind == "Mesh2D" || kind == "KingMesh2D") return 2;
@@ -47,21 +51,19 @@ size_t extentsOf(std::string_view kind) {
 
 } // namespace
 
-ResolvedTopology Sema::resolveTopology(const Record &r, const FieldValues *overrides) {
-  ResolvedTopology t;
+TopologySpec Sema::resolveTopology(const Record &r, const FieldValues *overrides) {
+  TopologySpec t;
   t.name = r.name();
   for (const Record::Dim &d : r.dims) {
     const ast::CallExpr &shape = *d.stmt->shape;
-    ResolvedDim rd;
-    rd.name = d.stmt->name.name;
-    rd.kind = shape.callee.name;
-    auto kinds = topologyKinds();
-    if (!llvm::is_contained(kinds, rd.kind)) {
-      diags.report(DiagID::UnknownName, shape.callee.range, "network building block", rd.kind,
-                   didYouMean(rd.kind, kinds));
+    std::string name = d.stmt->name.name, kind = shape.callee.name;
+    if (!llvm::is_contained(kTopologyKinds, kind)) {
+      diags.report(DiagID::UnknownName, shape.callee.range, "network building block", kind,
+                   didYouMean(kind, kTopologyKinds));
       continue;
     }
     Evaluator ev(diags, [](const ast::NameExpr &) { return std::nullopt; });
+    std::vector<int64_t> extents;
     for (const ast::Arg &a : shape.args)
       for (const ast::ExprPtr &x : a.shape) {
         Value v = ev.eval(*x);
@@ -70,38 +72,52 @@ ResolvedTopology Sema::resolveTopology(const Record &r, const FieldValues *overr
           diags.report(DiagID::ExpectedKind, x->getRange(), "a positive whole number of ranks", v.describe() + " " + v.str());
           continue;
         }
-        rd.shape.push_back((int64_t)v.num());
+        extents.push_back((int64_t)v.num());
       }
-    if (rd.shape.size() != extentsOf(rd.kind)) {
+    if (extents.size() != extentsOf(kind)) {
       diags.report(DiagID::BadCall, shape.getRange(),
-                   fmt::format("'{}' takes {} extent{} but {} given", rd.kind, extentsOf(rd.kind),
-                               extentsOf(rd.kind) > 1 ? "s, as in '4 x 4'," : "", rd.shape.size()));
+                   fmt::format("'{}' takes {} extent{} but {} given", kind, extentsOf(kind),
+                               extentsOf(kind) > 1 ? "s, as in '4 x 4'," : "", extents.size()));
       continue;
     }
-    for (int64_t e : rd.shape) rd.size *= e;
-    if (rd.kind == "HyperCube" && (rd.size & (rd.size - 1)) != 0)
-      diags.report(DiagID::BadCall, shape.getRange(), fmt::format("a HyperCube needs a power-of-two size, not {}", rd.size));
+    int64_t size = 1;
+    for (int64_t e : extents) size *= e;
+    if (kind == "HyperCube" && (size & (size - 1)) != 0)
+      diags.report(DiagID::BadCall, shape.getRange(), fmt::format("a HyperCube needs a power-of-two size, not {}", size));
     FieldValues dimOverrides;
     if (overrides)
       for (const auto &[path, v] : *overrides)
-        if (llvm::StringRef(path).starts_with(rd.name + "."))
-          dimOverrides[path.substr(rd.name.size() + 1)] = v;
-    rd.fields = RecordScope(*this, dimSchema(), d.fields, nullptr, &dimOverrides,
-                            fmt::format("dimension '{}'", rd.name), d.stmt->name.range).all();
-    t.gpus *= rd.size;
-    t.dims.push_back(std::move(rd));
+        if (llvm::StringRef(path).starts_with(name + "."))
+          dimOverrides[path.substr(name.size() + 1)] = v;
+    RecordScope scope(*this, dimSchema(), d.fields, nullptr, &dimOverrides, fmt::format("dimension '{}'", name),
+                      d.stmt->name.range);
+    DimensionSpec dim = typedSpec<DimensionSpec>(scope.all());
+    dim.name = std::move(name);
+    dim.kind = std::move(kind);
+    dim.extents = std::move(extents);
+    dim.size = size;
+    t.gpus *= size;
+    t.dims.push_back(std::move(dim));
   }
   if (r.dims.empty())
     diags.report(DiagID::MissingField, r.decl->name.range, noun(r), "dim");
   return t;
 }
 
-ResolvedFaults Sema::resolveFaults(const Record &r) {
-  ResolvedFaults f;
+FaultsSpec Sema::resolveFaults(const Record &r) {
+  FaultsSpec f;
   f.name = r.name();
   Evaluator ev(diags, [](const ast::NameExpr &) { return std::nullopt; });
   for (const ast::LinkFaultStmt *s : r.linkFaults) {
-    ResolvedLinkFault lf;
+    LinkFaultSpec lf;
+    Bindings b;
+    Seen own;
+    for (const ast::StmtPtr &x : s->body.stmts)
+      if (auto *a = llvm::dyn_cast<ast::AssignStmt>(x.get()); a && !s->hard)
+        bind(b, linkFaultSchema(), "a link fault", *a, "", own);
+    if (!s->hard)
+      lf = typedSpec<LinkFaultSpec>(
+          RecordScope(*this, linkFaultSchema(), b, nullptr, nullptr, "link fault", s->dim.range).all());
     lf.hard = s->hard;
     lf.dim = s->dim.name;
     for (auto [expr, out] : {std::pair{s->a.get(), &lf.a}, {s->b.get(), &lf.b}}) {
@@ -112,20 +128,13 @@ ResolvedFaults Sema::resolveFaults(const Record &r) {
     }
     if (s->hard && !s->body.stmts.empty())
       diags.report(DiagID::BaseNotAllowed, s->body.range, "a hard fault removes the link; it takes no fields");
-    Bindings b;
-    Seen own;
-    for (const ast::StmtPtr &x : s->body.stmts)
-      if (auto *a = llvm::dyn_cast<ast::AssignStmt>(x.get()); a && !s->hard)
-        bind(b, linkFaultSchema(), "a link fault", *a, "", own);
-    if (!s->hard)
-      lf.fields = RecordScope(*this, linkFaultSchema(), b, nullptr, nullptr, "link fault", s->dim.range).all();
     f.links.push_back(std::move(lf));
   }
   for (const Record::Random &rnd : r.randoms) {
-    ResolvedRandomFault rf;
+    RandomFaultSpec rf = typedSpec<RandomFaultSpec>(
+        RecordScope(*this, randomFaultSchema(), rnd.fields, nullptr, nullptr, "random fault", rnd.stmt->kind.range)
+            .all());
     rf.name = rnd.stmt->name ? rnd.stmt->name->name : "random";
-    rf.fields = RecordScope(*this, randomFaultSchema(), rnd.fields, nullptr, nullptr, "random fault",
-                            rnd.stmt->kind.range).all();
     f.random.push_back(std::move(rf));
   }
   return f;
@@ -134,6 +143,7 @@ ResolvedFaults Sema::resolveFaults(const Record &r) {
 ExperimentPoint Sema::resolvePoint(const Record &exp, const FieldValues &overrides) {
   ExperimentPoint p;
   p.experiment = exp.name();
+  p.resolved = true;
   // `gpu.hbm.bandwidth` in a sweep overrides a field of the referenced GPU.
   FieldValues own;
   std::map<std::string, FieldValues> sub;
@@ -145,21 +155,23 @@ ExperimentPoint Sema::resolvePoint(const Record &exp, const FieldValues &overrid
     else
       own[path] = v;
   }
-  p.fields = resolveFields(exp, &own);
-  bool training = exp.sections.count("training"), inference = exp.sections.count("inference");
-  p.workload = training && !inference ? "training" : inference && !training ? "inference" : "";
-  if (const Record *m = resolveRef(p.fields["model"], "model")) {
-    p.modelName = m->name();
-    p.model = resolveFields(*m, &sub["model"]);
+  FieldValues fields = resolveFields(exp, &own);
+  p.refs = typedSpec<ExperimentRefs>(fields);
+  p.parallel = typedSpec<ParallelSpec>(fields);
+  if (exp.sections.count("training")) p.training = typedSpec<TrainingSpec>(fields);
+  if (exp.sections.count("inference")) p.inference = typedSpec<InferenceSpec>(fields);
+  if (const Record *m = resolveRef(fields["model"], "model")) {
+    p.model = typedSpec<ModelSpec>(resolveFields(*m, &sub["model"]));
+    p.model.name = m->name();
   }
-  if (const Record *g = resolveRef(p.fields["gpu"], "gpu")) {
-    p.gpuName = g->name();
-    p.gpu = resolveFields(*g, &sub["gpu"]);
+  if (const Record *g = resolveRef(fields["gpu"], "gpu")) {
+    p.gpu = typedSpec<GpuSpec>(resolveFields(*g, &sub["gpu"]));
+    p.gpu.name = g->name();
   }
-  if (const Record *n = resolveRef(p.fields["network"], "topology"))
+  if (const Record *n = resolveRef(fields["network"], "topology"))
     p.network = resolveTopology(*n, &sub["network"]);
   // `faults = none` (useful as a sweep value) runs without faults.
-  if (auto it = p.fields.find("faults"); it != p.fields.end() && it->second.s != "none")
+  if (auto it = fields.find("faults"); it != fields.end() && it->second.s != "none")
     if (const Record *f = resolveRef(it->second, "faults"))
       p.faults = resolveFaults(*f);
   for (const ast::MapStmt *m : exp.maps) {

@@ -42,11 +42,8 @@ const ast::Expr *Sema::defaultExpr(const FieldSpec &spec) {
 static Value evalFor(const FieldSpec &spec, Evaluator &ev, const ast::Expr &e) {
   auto *n = llvm::dyn_cast<ast::NameExpr>(&e);
   bool takesNames = spec.type == FieldType::Ref || spec.type == FieldType::Name;
-  if (n && spec.type == FieldType::Choice) {
-    llvm::SmallVector<llvm::StringRef, 8> choices;
-    llvm::StringRef(spec.choices.data(), spec.choices.size()).split(choices, '|');
-    takesNames = llvm::is_contained(choices, n->dotted());
-  }
+  if (n && spec.type == FieldType::Choice)
+    takesNames = spec.isChoice(n->dotted());
   if (n && takesNames)
     return Value::symbol(n->dotted(), n->getRange());
   return ev.eval(e);

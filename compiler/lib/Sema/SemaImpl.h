@@ -2,8 +2,8 @@
 #pragma once
 
 #include "rapid/AST/AST.h"
-#include "rapid/Sema/Schema.h"
 #include "rapid/Sema/Sema.h"
+#include "rapid/Spec/Schema.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -12,6 +12,36 @@
 #include <set>
 
 namespace rapid::sema {
+
+/// Resolved fields of one declaration, by dotted path, in sorted order: what
+/// Sema evaluates before it fills the typed specs (Typed.cpp).
+using FieldValues = std::map<std::string, Value>;
+
+// A checked Value into a typed member (Typed.cpp). Sema has checked the
+// value against the member's row, so each conversion is direct.
+void assign(const Value &v, int64_t &out);
+void assign(const Value &v, double &out);
+void assign(const Value &v, bool &out);
+void assign(const Value &v, Distribution &out);
+void assign(const Value &v, DimName &out);
+template <class Tag> void assign(const Value &v, Unit<Tag> &out) { out = Unit<Tag>(v.num()); }
+template <DeclKind K> void assign(const Value &v, Ref<K> &out) { out.name = v.s; }
+template <class E>
+  requires std::is_enum_v<E>
+void assign(const Value &v, E &out) {
+  out = parseEnum<E>(v.s).value_or(E{});
+}
+
+/// The typed spec `S` from resolved values; fields absent or in error keep
+/// their zero value (Sema has reported them).
+template <class S> S typedSpec(const FieldValues &values) {
+  S s;
+  visitFields(s, [&](const FieldSpec &row, auto &member) {
+    auto it = values.find(std::string(row.path));
+    if (it != values.end() && !it->second.isError()) assign(it->second, member);
+  });
+  return s;
+}
 
 /// Where a field got its value: one expression of an assignment.
 struct Binding {
@@ -129,8 +159,8 @@ public:
   ExperimentPoint resolvePoint(const Record &exp, const FieldValues &overrides);
   FieldValues resolveFields(const Record &r, const FieldValues *overrides);
   const Record *resolveRef(const Value &v, std::string_view kind);
-  ResolvedTopology resolveTopology(const Record &r, const FieldValues *overrides);
-  ResolvedFaults resolveFaults(const Record &r);
+  TopologySpec resolveTopology(const Record &r, const FieldValues *overrides);
+  FaultsSpec resolveFaults(const Record &r);
   // Checks.cpp: feasibility problems of a resolved point.
   struct Problem {
     std::string message;
@@ -152,8 +182,14 @@ private:
   using Seen = std::map<std::string, llvm::SMRange>;
   void addBody(Record &r, const ast::Block &b, const std::string &prefix, Seen &seen);
   void addDim(Record &r, const ast::DimStmt &s);
+  /// One `field = value;` of a dimension; `prefix` ("nvlink.") is what a
+  /// `--set` writes before the field.
+  void bindDimField(Record::Dim &dim, const ast::AssignStmt &a, const std::string &prefix, Seen &seen);
+  /// A `--set` for declaration `r`: a field of its own, or of one of its
+  /// dimensions (`nvlink.bandwidth`) or random fault sections (`flaky_link.samples`).
+  void bindOverride(Record &r, const ast::AssignStmt &a, Seen &seen);
   void bind(Bindings &fields, const KindSchema &schema, const std::string &owner, const ast::AssignStmt &s,
-            const std::string &prefix, Seen &seen, std::set<std::string> *sections = nullptr);
+            const std::string &prefix, Seen &seen, std::set<std::string> *sections = nullptr, size_t strip = 0);
   void applyOverrides();
   void checkAllDecls();
   void runExperiment(const ast::Decl &d, std::vector<ExperimentPoint> &out);

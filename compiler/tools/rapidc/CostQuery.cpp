@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "CostQuery.h"
 
-#include "rapid/Sema/Specs.h"
+#include "rapid/Spec/Specs.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -196,9 +196,7 @@ std::optional<GpuSpec> resolveGpu(const CostOptions &o, DiagnosticEngine &diags)
   std::vector<std::string> imports;
   if (haveStdGpus(o.sema)) imports.push_back("std.gpus");
   imports.insert(imports.end(), o.files.begin(), o.files.end());
-  auto fields = resolveDeclaration("gpu", o.hardware, imports, o.sema, diags);
-  if (!fields) return std::nullopt;
-  return gpuSpecFrom(o.hardware, *fields);
+  return rapid::resolveGpu(o.hardware, imports, o.sema, diags);
 }
 
 } // namespace rapid::costquery

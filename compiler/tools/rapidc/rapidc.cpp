@@ -14,6 +14,7 @@
 #include "rapid/Run/Run.h"
 #include "rapid/Sema/PointPrinter.h"
 #include "rapid/Sema/Sema.h"
+#include "rapid/Spec/Docs.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -79,6 +80,9 @@ cl::opt<std::string> maxMedianError("max-median-error", cl::desc("--cost-csv fai
                                     cl::value_desc("PERCENT"), cl::cat(category));
 cl::opt<std::string> maxWorstError("max-worst-error", cl::desc("--cost-csv fails above this worst error"),
                                    cl::value_desc("PERCENT"), cl::cat(category));
+cl::opt<bool> printFieldTables("print-field-tables",
+                               cl::desc("print every field of the language as docs/language.md's tables"),
+                               cl::cat(category));
 cl::opt<std::string> stdlibDir("stdlib", cl::desc("where `import std.*` looks"), cl::init(RAPID_STDLIB_DIR),
                                cl::cat(category));
 
@@ -189,6 +193,10 @@ int main(int argc, char **argv) {
   opts.includeDirs.assign(includeDirs.begin(), includeDirs.end());
   opts.stdlibDir = stdlibDir;
   opts.overrides.assign(overrides.begin(), overrides.end());
+  if (printFieldTables) {
+    llvm::outs() << fieldTablesMarkdown();
+    return 0;
+  }
   if (costQuery.getNumOccurrences() || costCsv.getNumOccurrences()) {
     CostOptions co{costQuery, costCsv, hardware, {inputFiles.begin(), inputFiles.end()}, format == Format::Json,
                    maxMedianError, maxWorstError, opts};

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "rapid/Sema/Specs.h"
+#include "rapid/Spec/Specs.h"
 #include "rapid/Support/Units.h"
 
 #include <string_view>

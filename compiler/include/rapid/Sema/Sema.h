@@ -9,6 +9,7 @@
 #pragma once
 
 #include "rapid/Sema/Value.h"
+#include "rapid/Spec/Specs.h"
 #include "rapid/Support/Diagnostics.h"
 
 #include <map>
@@ -18,64 +19,39 @@
 
 namespace rapid {
 
-/// Resolved fields of one declaration, by dotted path, in sorted order.
-using FieldValues = std::map<std::string, Value>;
-
-struct ResolvedDim {
-  std::string name;
-  std::string kind;            ///< Ring, Torus2D, FatTree, ...
-  std::vector<int64_t> shape;  ///< extents; the dimension has their product of ranks
-  int64_t size = 1;
-  FieldValues fields;          ///< bandwidth, latency, oversubscription, algorithm
-};
-
-struct ResolvedTopology {
-  std::string name;
-  std::vector<ResolvedDim> dims; ///< dimension 0 varies fastest over ranks
-  int64_t gpus = 1;
-};
-
-struct ResolvedLinkFault {
-  bool hard = false;
-  std::string dim;
-  int64_t a = 0, b = 0; ///< endpoints, as indices within the dimension
-  FieldValues fields;   ///< derate, extra_latency
-};
-
-struct ResolvedRandomFault {
-  std::string name;
-  FieldValues fields; ///< samples, seed, links, count, kind, derate, extra_latency
-};
-
-struct ResolvedFaults {
-  std::string name;
-  std::vector<ResolvedLinkFault> links;
-  std::vector<ResolvedRandomFault> random;
-};
-
 /// `map tp, cp -> fast;`
 struct DegreeMapping {
   std::vector<std::string> degrees; ///< "tp", "cp", ...
   std::vector<std::string> dims;
 };
 
+/// One experiment, or one point of a sweep over it, fully resolved: every
+/// field defaulted, checked and in base units, in typed specs.
 struct ExperimentPoint {
   std::string experiment;
   std::string sweep; ///< "" unless the point comes from a sweep
-  std::vector<std::pair<std::string, Value>> point; ///< swept values, in axis order
+  std::vector<std::pair<std::string, Value>> point; ///< swept values, in axis order, as labels
   bool feasible = true;
   std::string reason; ///< why a sweep point was pruned
-  std::string workload; ///< "training" or "inference"
-  FieldValues fields;   ///< the experiment's own fields
-  std::string modelName, gpuName;
-  FieldValues model, gpu;
-  ResolvedTopology network;
-  std::optional<ResolvedFaults> faults;
+  bool resolved = false; ///< false for a sweep point pruned before resolution (`dp = 8 / 16`)
+  ExperimentRefs refs;
+  std::optional<TrainingSpec> training;   ///< `training { ... }` was written
+  std::optional<InferenceSpec> inference; ///< `inference { ... }` was written
+  ParallelSpec parallel;
   std::vector<DegreeMapping> mapping;
+  ModelSpec model;
+  GpuSpec gpu;
+  TopologySpec network;
+  std::optional<FaultsSpec> faults;
 
-  /// Typed access for later stages; the schema guarantees presence and unit.
-  double num(const FieldValues &f, const std::string &path) const { return f.at(path).num(); }
-  int64_t integer(const std::string &path) const { return (int64_t)fields.at(path).num(); }
+  /// Training or inference; None when both or neither section is written
+  /// (Sema reports that, so a point that reaches lowering has one).
+  Workload workload() const {
+    return training && !inference ? Workload::Training : inference && !training ? Workload::Inference : Workload::None;
+  }
+  bool isTraining() const { return workload() == Workload::Training; }
+  /// The math precision of the workload.
+  DType precision() const { return training ? training->precision : inference ? inference->precision : DType::BF16; }
 };
 
 struct SemaOptions {
@@ -91,5 +67,11 @@ struct Program {
 /// Analyses `file`; reports every problem it finds and returns nothing if any
 /// of them is an error.
 std::optional<Program> analyze(const std::string &file, const SemaOptions &opts, DiagnosticEngine &diags);
+
+/// Resolves the `gpu` declaration `name` alone, from the files or modules
+/// `imports` (`std.gpus`, `my.rapid`): for queries such as
+/// `rapidc --cost ... --hardware a100_sxm_80gb`. Reports problems to `diags`.
+std::optional<GpuSpec> resolveGpu(const std::string &name, const std::vector<std::string> &imports,
+                                  const SemaOptions &opts, DiagnosticEngine &diags);
 
 } // namespace rapid

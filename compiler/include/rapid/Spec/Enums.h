@@ -1,0 +1,80 @@
+//===- Enums.h - The closed choices of the language ------------*- C++ -*-===//
+//
+// Each enum a field can take, with the names the language spells it by (in
+// enumerator order). `enumNames<E>()` is what Sema offers and checks,
+// `nameOf(e)` what printers write, `parseEnum<E>(name)` the way back.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/Support/DType.h"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace rapid {
+
+/// The kinds of declaration a file can hold.
+enum class DeclKind : uint8_t { Gpu, Model, Topology, Faults, Experiment, Sweep };
+
+enum class Activation : uint8_t { Gelu, SwiGlu, Relu };
+enum class Norm : uint8_t { LayerNorm, RmsNorm };
+enum class Position : uint8_t { Learned, Rotary, None };
+enum class Recompute : uint8_t { None, Selective, Full };
+enum class Schedule : uint8_t { GPipe, OneFOneB, Interleaved };
+enum class Optimizer : uint8_t { Adam, Sgd };
+/// How a collective runs inside one network dimension. Auto is the
+/// runtime's choice (the ring today).
+enum class CollectiveAlgorithm : uint8_t { Auto, Ring, Direct, HalvingDoubling, DoubleBinaryTree };
+/// Soft faults derate links; hard ones remove them.
+enum class FaultMode : uint8_t { Derate, Remove };
+
+template <class E> struct EnumInfo;
+template <> struct EnumInfo<DeclKind> {
+  static constexpr std::string_view names[] = {"gpu", "model", "topology", "faults", "experiment", "sweep"};
+};
+template <> struct EnumInfo<DType> {
+  static constexpr std::string_view names[] = {"fp32", "tf32", "bf16", "fp16", "fp8"};
+};
+template <> struct EnumInfo<Activation> {
+  static constexpr std::string_view names[] = {"gelu", "swiglu", "relu"};
+};
+template <> struct EnumInfo<Norm> {
+  static constexpr std::string_view names[] = {"layernorm", "rmsnorm"};
+};
+template <> struct EnumInfo<Position> {
+  static constexpr std::string_view names[] = {"learned", "rotary", "none"};
+};
+template <> struct EnumInfo<Recompute> {
+  static constexpr std::string_view names[] = {"none", "selective", "full"};
+};
+template <> struct EnumInfo<Schedule> {
+  static constexpr std::string_view names[] = {"gpipe", "1f1b", "interleaved"};
+};
+template <> struct EnumInfo<Optimizer> {
+  static constexpr std::string_view names[] = {"adam", "sgd"};
+};
+template <> struct EnumInfo<CollectiveAlgorithm> {
+  static constexpr std::string_view names[] = {"auto", "ring", "direct", "halving_doubling", "double_binary_tree"};
+};
+template <> struct EnumInfo<FaultMode> {
+  static constexpr std::string_view names[] = {"derate", "remove"};
+};
+
+template <class E> constexpr std::span<const std::string_view> enumNames() { return EnumInfo<E>::names; }
+
+template <class E>
+  requires(!std::is_same_v<E, DType>) // DType has its own nameOf in DType.h
+constexpr std::string_view nameOf(E e) {
+  return EnumInfo<E>::names[size_t(e)];
+}
+
+template <class E> constexpr std::optional<E> parseEnum(std::string_view name) {
+  std::span<const std::string_view> names = enumNames<E>();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return E(i);
+  return std::nullopt;
+}
+
+} // namespace rapid

@@ -1,0 +1,136 @@
+//===- Field.h - What a field of the language is ---------------*- C++ -*-===//
+//
+// Every field a declaration accepts is one row of a `.def` table in this
+// folder (GpuFields.def, ModelFields.def, ...). A row names the member of a
+// typed spec struct, the field's dotted path in the language, its C++ type,
+// its default (as .rapid source), its bound and a line of documentation.
+// The C++ type decides how the language checks the value: `Bytes` is a size,
+// `int64_t` a whole number, an enum one of its names, `Ref<K>` a declaration.
+// FieldTraits turns the type into the schema row Sema checks against, so a
+// field is spelled once and the struct, the schema and docs/language.md's
+// tables cannot drift apart.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/Spec/Enums.h"
+#include "rapid/Support/Units.h"
+
+#include <array>
+#include <type_traits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rapid {
+
+enum class FieldType {
+  Quantity,     ///< a number with the dimension `dim`
+  Integer,      ///< a whole plain number
+  Bool,         ///< on/off, true/false
+  Choice,       ///< one of `choices`
+  Ref,          ///< a declaration of kind `refKind`
+  Distribution, ///< normal(m, sd), uniform(lo, hi), constant(v)
+  Name,         ///< a name checked elsewhere (a dimension of the network)
+};
+
+enum class FieldBound { Any, Positive, NonNegative, Fraction, AtLeastOne };
+
+/// A declaration that a field refers to by name: `model = llama3_70b;`.
+template <DeclKind K> struct Ref {
+  static constexpr DeclKind kind = K;
+  std::string name;
+  bool empty() const { return name.empty(); }
+  friend bool operator==(const Ref &, const Ref &) = default;
+};
+
+/// A name of something checked outside the field table (a dimension).
+struct DimName {
+  std::string name;
+  friend bool operator==(const DimName &, const DimName &) = default;
+};
+
+/// A random draw: `normal(mean, sd)`, `uniform(lo, hi)` or `constant(v)`.
+struct Distribution {
+  enum class Kind : uint8_t { Constant, Normal, Uniform };
+  Kind kind = Kind::Constant;
+  double a = 0, b = 0; ///< mean and sd, lo and hi, or the constant (a)
+  friend bool operator==(const Distribution &, const Distribution &) = default;
+};
+std::string_view nameOf(Distribution::Kind k);
+
+/// How a C++ member type is checked in the language.
+template <class T> struct FieldTraits;
+template <> struct FieldTraits<int64_t> {
+  static constexpr FieldType type = FieldType::Integer;
+  static constexpr Dim dim = Dim::number();
+};
+template <> struct FieldTraits<double> { ///< a plain number, percentages included
+  static constexpr FieldType type = FieldType::Quantity;
+  static constexpr Dim dim = Dim::number();
+};
+template <> struct FieldTraits<bool> {
+  static constexpr FieldType type = FieldType::Bool;
+  static constexpr Dim dim = Dim::number();
+};
+template <class Tag> struct FieldTraits<Unit<Tag>> {
+  static constexpr FieldType type = FieldType::Quantity;
+  static constexpr Dim dim = dimOf<Unit<Tag>>();
+};
+template <class E>
+  requires std::is_enum_v<E>
+struct FieldTraits<E> {
+  static constexpr FieldType type = FieldType::Choice;
+  static constexpr Dim dim = Dim::number();
+};
+template <DeclKind K> struct FieldTraits<Ref<K>> {
+  static constexpr FieldType type = FieldType::Ref;
+  static constexpr Dim dim = Dim::number();
+};
+template <> struct FieldTraits<Distribution> {
+  static constexpr FieldType type = FieldType::Distribution;
+  static constexpr Dim dim = Dim::number();
+};
+template <> struct FieldTraits<DimName> {
+  static constexpr FieldType type = FieldType::Name;
+  static constexpr Dim dim = Dim::number();
+};
+
+/// One row of a field table, as Sema and the docs see it.
+struct FieldSpec {
+  std::string_view path;
+  FieldType type;
+  Dim dim;                 ///< for Quantity
+  std::string_view deflt;  ///< default expression; "" means required
+  std::span<const std::string_view> choices; ///< for Choice
+  DeclKind refKind = DeclKind::Gpu;          ///< for Ref
+  FieldBound bound = FieldBound::Any;
+  std::string_view doc;
+  /// Only present when this top-level section is written (training/inference).
+  std::string_view group = {};
+  bool optional = false; ///< may stay unset (no default, not required)
+
+  bool isChoice(std::string_view name) const;
+};
+
+template <class T> constexpr FieldSpec fieldRow(std::string_view path, std::string_view deflt, FieldBound bound,
+                                                std::string_view doc, std::string_view group, bool optional) {
+  FieldSpec f{path, FieldTraits<T>::type, FieldTraits<T>::dim, deflt, {}, DeclKind::Gpu, bound, doc, group, optional};
+  if constexpr (std::is_enum_v<T>) f.choices = enumNames<T>();
+  if constexpr (FieldTraits<T>::type == FieldType::Ref) f.refKind = T::kind;
+  return f;
+}
+
+/// One declaration kind (`gpu`, `model`, ...) or a nested entity (`dim`).
+struct KindSchema {
+  std::string_view kind;
+  std::string_view noun; ///< for messages: "GPU", "model"
+  std::span<const FieldSpec> fields;
+
+  const FieldSpec *find(std::string_view path) const;
+  /// Paths whose last components equal `name` ("tp" -> "parallel.tp").
+  std::vector<const FieldSpec *> bySuffix(std::string_view name) const;
+  bool hasSection(std::string_view prefix) const;
+};
+
+} // namespace rapid

@@ -1,0 +1,73 @@
+//===- Docs.cpp - The field tables as docs/language.md shows them ---------===//
+//
+// docs/language.md carries these tables between `<!-- fields: NAME -->`
+// and `<!-- end fields -->` markers; test/Driver/field-tables-docs.test
+// fails when they differ from what this prints (`rapidc
+// --print-field-tables`), so the docs follow the .def tables.
+//===----------------------------------------------------------------------===//
+#include "rapid/Spec/Docs.h"
+
+#include "rapid/Spec/Schema.h"
+
+#include <fmt/format.h>
+
+namespace rapid {
+namespace {
+
+std::string bound(FieldBound b) {
+  switch (b) {
+  case FieldBound::Any: return "";
+  case FieldBound::Positive: return ", > 0";
+  case FieldBound::NonNegative: return ", >= 0";
+  case FieldBound::Fraction: return ", above 0 and at most 100 %";
+  case FieldBound::AtLeastOne: return ", >= 1";
+  }
+  return "";
+}
+
+std::string choices(std::span<const std::string_view> names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += fmt::format("{}`{}`", i == 0 ? "" : i + 1 == names.size() ? " or " : ", ", names[i]);
+  return out;
+}
+
+/// The type column: what the language accepts for the field.
+std::string typeOf(const FieldSpec &f) {
+  switch (f.type) {
+  case FieldType::Quantity: {
+    std::string d = describeDim(f.dim);
+    return (f.dim.isNumber() ? std::string("number") : d.substr(d.find(' ') + 1)) + bound(f.bound);
+  }
+  case FieldType::Integer: return "whole number" + bound(f.bound);
+  case FieldType::Bool: return "`on` or `off`";
+  case FieldType::Choice: return choices(f.choices);
+  case FieldType::Ref: return fmt::format("a `{}`", nameOf(f.refKind));
+  case FieldType::Distribution: return "`normal(m, sd)`, `uniform(lo, hi)` or a number";
+  case FieldType::Name: return "a dimension name or `all`";
+  }
+  return "";
+}
+
+std::string table(std::string_view name, std::span<const FieldSpec> rows) {
+  std::string out = fmt::format("<!-- fields: {} -->\n| field | type | default | meaning |\n| --- | --- | --- | --- |\n",
+                                name);
+  for (const FieldSpec &f : rows) {
+    std::string deflt = !f.deflt.empty() ? fmt::format("`{}`", f.deflt) : f.optional ? "none" : "required";
+    out += fmt::format("| `{}` | {} | {} | {} |\n", f.path, typeOf(f), deflt, f.doc);
+  }
+  return out + "<!-- end fields -->\n";
+}
+
+} // namespace
+
+std::string fieldTablesMarkdown() {
+  return table("gpu", SpecFields<GpuSpec>::rows()) + table("model", SpecFields<ModelSpec>::rows()) +
+         table("dim", SpecFields<DimensionSpec>::rows()) + table("soft fault", SpecFields<LinkFaultSpec>::rows()) +
+         table("random fault", SpecFields<RandomFaultSpec>::rows()) +
+         table("experiment", SpecFields<ExperimentRefs>::rows()) +
+         table("training", SpecFields<TrainingSpec>::rows()) + table("inference", SpecFields<InferenceSpec>::rows()) +
+         table("parallel", SpecFields<ParallelSpec>::rows());
+}
+
+} // namespace rapid
