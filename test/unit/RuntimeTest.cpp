@@ -256,3 +256,30 @@ TEST(Network, CutThroughWaitsForTheTailOfASlowerUpstreamLink) {
   EXPECT_EQ(c.headPs, 2'100'000);
   EXPECT_EQ(saf.sendHop(c.headPs, topo.linkBetween(1, 2), 1000, c.tailPs).tailPs, 3'200'000);
 }
+
+TEST(SystemConfig, WrittenJsonReadsBack) {
+  engine::SystemConfig c;
+  c.splits = 8;
+  c.activeChunks = 2;
+  c.algorithms.perKind[0] = {coll::Algorithm::Ring, coll::Algorithm::DoubleBinaryTree};
+  c.algorithms.perKind[3] = {coll::Algorithm::Direct};
+  auto back = engine::parseSystemConfig("<test>", engine::writeSystemConfigJson(c));
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->splits, 8);
+  EXPECT_EQ(back->activeChunks, 2);
+  EXPECT_EQ(back->algorithms.perKind[0], c.algorithms.perKind[0]);
+  EXPECT_TRUE(back->algorithms.perKind[1].empty());
+  EXPECT_EQ(back->algorithms.perKind[3], c.algorithms.perKind[3]);
+  EXPECT_FALSE(back->roofline);
+}
+
+TEST(Plan, GroupCollectiveUsesItsDimensionsAlgorithm) {
+  coll::AlgorithmTable algos;
+  algos.perKind[0] = {coll::Algorithm::Ring, coll::Algorithm::Direct};
+  // A group of 4 spanning dimension 1 only: one direct step, not 3 ring steps.
+  coll::Plan inner = coll::planCollective(trace::CollKind::AllReduce, 1024, {{2}, {4}}, 0b10, 4, algos);
+  ASSERT_EQ(inner.phases.size(), 2u);
+  EXPECT_EQ(inner.phases[0].algo, coll::Algorithm::Direct);
+  coll::Plan outer = coll::planCollective(trace::CollKind::AllReduce, 1024, {{4}, {2}}, 0b01, 4, algos);
+  EXPECT_EQ(outer.phases[0].algo, coll::Algorithm::Ring);
+}

@@ -91,6 +91,26 @@ std::string networkJson(const ExperimentPoint &p) {
   return "{\"dimensions\": [\n" + llvm::join(dims, ",\n") + "\n]}\n";
 }
 
+engine::SystemConfig systemConfig(const ExperimentPoint &p) {
+  engine::SystemConfig cfg;
+  std::vector<coll::Algorithm> perDim;
+  bool chosen = false;
+  for (const DimensionSpec &d : p.network.dims) {
+    using A = coll::Algorithm;
+    switch (d.algorithm) {
+    case CollectiveAlgorithm::Auto:
+    case CollectiveAlgorithm::Ring: perDim.push_back(A::Ring); break;
+    case CollectiveAlgorithm::Direct: perDim.push_back(A::Direct); break;
+    case CollectiveAlgorithm::HalvingDoubling: perDim.push_back(A::HalvingDoubling); break;
+    case CollectiveAlgorithm::DoubleBinaryTree: perDim.push_back(A::DoubleBinaryTree); break;
+    }
+    chosen |= d.algorithm != CollectiveAlgorithm::Auto;
+  }
+  if (chosen) // otherwise the runtime's default, as Astra-Sim files without the keys
+    for (auto &kind : cfg.algorithms.perKind) kind = perDim;
+  return cfg;
+}
+
 std::vector<net::Fault> pointFaults(const ExperimentPoint &p, const net::Topology &topo) {
   std::vector<net::Fault> out;
   if (!p.faults) return out;
@@ -145,6 +165,7 @@ llvm::Error emitChakra(const ir::Program &prog, const ExperimentPoint &point, co
   }
   if (llvm::Error e = writeFile(dir + "/comm_groups.json", groupsJson(groups))) return e;
   if (llvm::Error e = writeFile(dir + "/network.json", networkJson(point))) return e;
+  if (llvm::Error e = writeFile(dir + "/system.json", engine::writeSystemConfigJson(systemConfig(point)))) return e;
   if (point.faults && !point.faults->links.empty())
     if (llvm::Error e = writeFile(dir + "/faults.json", faultsJson(point))) return e;
   return llvm::Error::success();

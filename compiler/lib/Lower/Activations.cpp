@@ -51,6 +51,7 @@ void memoryFacts(const Shard &sh, ir::Program &prog) {
   mf.training = sh.training;
   mf.paramBytes = sh.d;
   mf.masterBytes = sh.dtype == DType::FP32 ? 0 : 4;
+  mf.optimizerBytes = sh.optimizer == Optimizer::Sgd ? 4 : 8; // momentum, or Adam's two moments (FP32)
   mf.zero = sh.zero;
   for (int64_t l = 0; l < sh.model.layers; ++l) {
     double all = storedAll(sh, l);
@@ -71,7 +72,7 @@ void memoryFacts(const Shard &sh, ir::Program &prog) {
   if (!sh.training) {
     // K and V of every prompt and generated token, on this rank's heads and tokens.
     double tokens = double(sh.seq + sh.decodeTokens) / sh.layout.cp;
-    double kvPerLayer = 2.0 * sh.b * tokens * sh.kvLocal * sh.d;
+    double kvPerLayer = 2.0 * sh.b * tokens * sh.kvLocal * sh.kvBytes;
     mf.transient = storedAll(sh, 0) + mf.storedHead;
     for (int64_t s = 0; s < sh.layout.pp; ++s) mf.kvCache.push_back(kvPerLayer * sh.stageLayerCount(s));
   }

@@ -43,6 +43,16 @@ void dgradReduceThenWgrad(Chain &c, const Shard &sh, const char *ar, const char 
   c.after(reduce);
 }
 
+/// A LayerNorm or RMSNorm over the rank's activation: the same tensors move
+/// (fwd reads x, writes y; bwd reads x and dy, writes dx, plus the scale's
+/// reduction), but RMSNorm skips the mean: 4 / 9 FLOPs per element against
+/// LayerNorm's 7 / 14 (docs/lowering.md).
+Op norm(const Shard &sh, const char *name, bool backward) {
+  bool rms = sh.model.norm == Norm::RmsNorm;
+  double flops = backward ? (rms ? 9 : 14) : (rms ? 4 : 7);
+  return pointwise(OpKind::Norm, name, sh.actElems(), flops, backward ? 4 : 2, sh.d);
+}
+
 int64_t qLocal(const Shard &sh) { return sh.headsLocal * sh.model.headDim; }
 int64_t qkvLocal(const Shard &sh) { return qLocal(sh) + 2 * sh.kvLocal; }
 
@@ -71,7 +81,8 @@ Op decodeAttention(const Shard &sh) {
   op.shape = {1, sh.kvTokens, sh.model.headDim, sh.b * sh.headsLocal};
   op.flops = 4.0 * sh.kvTokens * sh.model.headDim * double(op.shape.batch);
   double q = double(sh.b) * qLocal(sh);
-  op.bytes = sh.d * (2.0 * sh.b * sh.kvTokens * sh.kvLocal + 2 * q + 2.0 * sh.b * sh.kvLocal);
+  double kv = sh.kvBytes / sh.d; // the cache may be stored narrower than the math (FP8 KV)
+  op.bytes = sh.d * (2.0 * sh.b * sh.kvTokens * sh.kvLocal * kv + 2 * q + 2.0 * sh.b * sh.kvLocal * kv);
   return op;
 }
 
@@ -156,7 +167,7 @@ void mlpForward(Chain &c, const Shard &sh) {
 void layerForward(Chain &c, const Shard &sh, int64_t layer) {
   c.layer = int32_t(layer);
   int64_t T = sh.tokens;
-  c.add(pointwise(OpKind::Norm, "attn.norm", sh.actElems(), 7, 2, sh.d));
+  c.add(norm(sh, "attn.norm", false));
   spGather(c, sh, "attn.sp.allgather");
   c.add(gemm("attn.qkv", T, qkvLocal(sh), sh.model.hidden));
   if (sh.model.rotary())
@@ -167,7 +178,7 @@ void layerForward(Chain &c, const Shard &sh, int64_t layer) {
   c.add(gemm("attn.out", T, sh.model.hidden, qLocal(sh)));
   tpReduce(c, sh, "attn.tp.allreduce", "attn.sp.reducescatter");
   c.add(pointwise(OpKind::Residual, "attn.residual", sh.actElems(), 1, 3, sh.d));
-  c.add(pointwise(OpKind::Norm, "mlp.norm", sh.actElems(), 7, 2, sh.d));
+  c.add(norm(sh, "mlp.norm", false));
   spGather(c, sh, "mlp.sp.allgather");
   sh.isMoeLayer(layer) ? moeForward(c, sh) : mlpForward(c, sh);
   tpReduce(c, sh, "mlp.tp.allreduce", "mlp.sp.reducescatter");
@@ -195,7 +206,7 @@ void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
     dgradReduceThenWgrad(c, sh, "mlp.tp.allreduce.bwd", "mlp.sp.reducescatter.bwd", "mlp.sp.input_allgather",
                          gemm("mlp.fc1.wgrad", h, sh.ffnLocal, T));
   }
-  c.add(pointwise(OpKind::Norm, "mlp.norm.bwd", sh.actElems(), 14, 4, sh.d));
+  c.add(norm(sh, "mlp.norm.bwd", true));
   spGather(c, sh, "attn.sp.grad_allgather");
   c.add(gemm("attn.out.dgrad", T, qLocal(sh), h));
   c.add(gemm("attn.out.wgrad", qLocal(sh), h, T));
@@ -208,7 +219,7 @@ void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
   c.add(gemm("attn.qkv.dgrad", T, h, qkvLocal(sh)));
   dgradReduceThenWgrad(c, sh, "attn.tp.allreduce.bwd", "attn.sp.reducescatter.bwd", "attn.sp.input_allgather",
                        gemm("attn.qkv.wgrad", h, qkvLocal(sh), T));
-  c.add(pointwise(OpKind::Norm, "attn.norm.bwd", sh.actElems(), 14, 4, sh.d));
+  c.add(norm(sh, "attn.norm.bwd", true));
 }
 
 void embeddingForward(Chain &c, const Shard &sh) {
@@ -226,7 +237,7 @@ void embeddingBackward(Chain &c, const Shard &sh) {
 void headForward(Chain &c, const Shard &sh) {
   c.layer = -1;
   int64_t T = sh.tokens, v = sh.model.vocab / sh.t();
-  c.add(pointwise(OpKind::Norm, "head.norm", sh.actElems(), 7, 2, sh.d));
+  c.add(norm(sh, "head.norm", false));
   spGather(c, sh, "head.sp.allgather");
   if (!sh.training) { // generation needs the logits of each sequence's last token only
     c.add(gemm("head.logits", sh.b, v, sh.model.hidden));
@@ -245,7 +256,7 @@ void headBackward(Chain &c, const Shard &sh) {
   c.add(gemm("head.dgrad", T, h, v));
   dgradReduceThenWgrad(c, sh, "head.tp.allreduce.bwd", "head.sp.reducescatter.bwd", "head.sp.input_allgather",
                        gemm("head.wgrad", h, v, T));
-  c.add(pointwise(OpKind::Norm, "head.norm.bwd", sh.actElems(), 14, 4, sh.d));
+  c.add(norm(sh, "head.norm.bwd", true));
 }
 
 } // namespace rapid::lower

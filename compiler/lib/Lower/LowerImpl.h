@@ -20,6 +20,7 @@ struct Shard {
   ir::Layout layout;
   DType dtype = DType::BF16;
   double d = 2;                ///< bytes per activation element
+  double kvBytes = 2;          ///< bytes per KV-cache element (inference.kv_precision)
   int64_t b = 1;               ///< sequences per microbatch
   int64_t seq = 0;             ///< full sequence length (inference: the prompt)
   int64_t decodeTokens = 0;    ///< inference: generated tokens
@@ -33,6 +34,7 @@ struct Shard {
   int64_t ffnLocal = 0;        ///< MLP columns on this rank (x2 for the gate of SwiGLU)
   bool flash = true;
   Recompute recompute = Recompute::None;
+  Optimizer optimizer = Optimizer::Adam;
   bool training = true;
   int64_t zero = 0;
   double gradBucket = 0;
@@ -52,6 +54,8 @@ struct Shard {
   bool isMoeLayer(int64_t layer) const {
     return model.experts > 1 && (layer + 1) % model.moeEvery == 0;
   }
+  /// Parameters of one norm: LayerNorm's scale and bias, RMSNorm's scale.
+  double normParams() const { return double(model.hidden) * (model.norm == Norm::RmsNorm ? 1 : 2); }
   /// Parameters of one layer held by one rank (before ZeRO sharding).
   double layerParams(int64_t layer) const;
 };
@@ -88,6 +92,9 @@ Op p2p(OpKind kind, const char *name, int64_t peerStage, int32_t tag, double byt
 Op gemm(const char *name, int64_t m, int64_t n, int64_t k, int64_t batch = 1);
 Op pointwise(OpKind kind, const char *name, double elems, double flopsPerElem, double bytesPerElem, double d);
 Op collective(OpKind kind, const char *name, Group g, double commBytes);
+/// The optimizer's update of `params` parameters: FP32 master weights and
+/// state, FLOPs and bytes per parameter in docs/lowering.md.
+Op optimizerStep(const Shard &sh, double params);
 
 // Inference.cpp
 std::vector<ir::DecodeSample> decodeSamples(int64_t prefill, int64_t decode, int64_t samples);

@@ -54,6 +54,15 @@ Op collective(OpKind kind, const char *name, Group g, double commBytes) {
   return op;
 }
 
+Op optimizerStep(const Shard &sh, double params) {
+  // SGD with momentum: read master, momentum, grad; write master, momentum
+  // and the 16-bit copy (22 B); v = mu*v + g, w -= lr*v (4 FLOPs).
+  if (sh.optimizer == Optimizer::Sgd) return pointwise(OpKind::Optimizer, "optimizer.sgd", params, 4, 22, 1);
+  // Adam: read master, m, v, grad; write master, m, v and the 16-bit copy
+  // (30 B); 14 FLOPs per parameter.
+  return pointwise(OpKind::Optimizer, "optimizer.adam", params, 14, 30, 1);
+}
+
 int64_t Shard::stageLayerCount(int64_t stage) const {
   int64_t n = 0;
   for (int64_t c = 0; c < layout.virtualStages; ++c) n += layerEnd(c, stage) - layerBegin(c, stage);
@@ -68,7 +77,7 @@ double Shard::layerParams(int64_t layer) const {
   double mlp = isMoeLayer(layer)
                    ? double(m.experts / layout.ep) * matrices * h * double(m.expertFfn) / double(t()) + h * m.experts
                    : matrices * h * double(m.ffn) / double(t());
-  return attn + mlp + 2 * h; // two norms' scales, replicated
+  return attn + mlp + 2 * normParams(); // two norms, replicated
 }
 
 Shard makeShard(const ExperimentPoint &p) {
@@ -80,7 +89,7 @@ Shard makeShard(const ExperimentPoint &p) {
   l.sp = par.sp;
   sh.training = p.isTraining();
   sh.dtype = p.precision();
-  sh.d = bytesOf(sh.dtype);
+  sh.d = sh.kvBytes = bytesOf(sh.dtype);
   if (const TrainingSpec *t = p.training ? &*p.training : nullptr) {
     sh.flash = t->flashAttention;
     sh.b = t->microBatch;
@@ -88,6 +97,7 @@ Shard makeShard(const ExperimentPoint &p) {
     l.virtualStages = t->virtualStages;
     l.microbatches = t->globalBatch / (sh.b * l.dp);
     sh.recompute = t->recompute;
+    sh.optimizer = t->optimizer;
     sh.zero = t->fsdp ? 3 : t->zero;
     sh.gradBucket = t->gradBucket.value();
   } else {
@@ -97,6 +107,7 @@ Shard makeShard(const ExperimentPoint &p) {
     sh.seq = i.prefill;
     sh.decodeTokens = i.decode;
     sh.decodeSamples = i.decodeSamples;
+    sh.kvBytes = bytesOf(i.kvPrecision);
   }
   int64_t chunks = l.pp * l.virtualStages;
   int64_t first = par.firstStageLayers, last = par.lastStageLayers;

@@ -169,9 +169,7 @@ private:
     c.micro = -1;
     c.layer = -1;
     double params = stageParams(sh, stage) / (sh.zero >= 1 ? double(replicas()) : 1.0);
-    // Adam with FP32 master weights: read master, m, v, grad; write master,
-    // m, v and the 16-bit copy (30 B); 14 FLOPs per parameter.
-    c.add(pointwise(OpKind::Optimizer, "optimizer.adam", params, 14, 30, 1));
+    c.add(optimizerStep(sh, params));
     if (sh.zero >= 1 && sh.zero < 3 && replicas() > 1)
       c.add(collective(OpKind::AllGather, "zero.param_allgather", replicaGroup(), params * sh.d));
   }

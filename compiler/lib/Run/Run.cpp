@@ -15,6 +15,7 @@
 #include "Hierarchical.h"
 #include "Workload.h"
 
+#include "rapid/Emit/Chakra.h"
 #include "rapid/Engine/Simulator.h"
 #include "rapid/IR/Printer.h"
 #include "rapid/Network/Network.h"
@@ -92,6 +93,7 @@ llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const Experi
   net::Network network(topo, net::NetMode::Congestion);
   engine::SimOptions so;
   so.recordTimeline = spans || !timeline.empty();
+  so.system = systemConfig(point);
   engine::Simulator simulator(sim->workload, network, sim->groups, so);
   llvm::Expected<engine::SimResult> res = simulator.run();
   if (!res) return res.takeError();

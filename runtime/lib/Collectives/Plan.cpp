@@ -84,8 +84,11 @@ static std::vector<Phase> phaseLine(CollKind kind, const std::vector<std::vector
                                     const AlgorithmTable &algos) {
   std::vector<Phase> line;
   if (groupSize > 0) {
+    // One phase over the group's ranks, with the algorithm of the outermost
+    // dimension the group spans (a group inside one dimension: that one's).
+    int outer = involved ? 31 - std::countl_zero(involved) : 0;
     if (groupSize > 1)
-      line.push_back(Phase{PhaseOp::AllToAll, algos.pick(kind, 0), -1, groupSize});
+      line.push_back(Phase{PhaseOp::AllToAll, algos.pick(kind, outer), -1, groupSize});
     return line;
   }
   for (int d = 0; d < int(dims.size()); ++d) {

@@ -5,6 +5,7 @@
 //                          GlobalMetadata first, nodes in topological order)
 //   DIR/comm_groups.json   Astra-Sim's communicator groups
 //   DIR/network.json       the network, in rapid-sim's format
+//   DIR/system.json        collective settings (Astra-Sim's system keys)
 //   DIR/faults.json        explicit link faults, when the point has any
 // The traces keep to what stock Astra-Sim's analytical backend reads
 // (shared/reference/chakra-format.md): no metadata nodes, supported
@@ -12,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "rapid/Engine/SystemConfig.h"
 #include "rapid/IR/IR.h"
 #include "rapid/Network/Faults.h"
 #include "rapid/Network/Topology.h"
@@ -27,6 +29,10 @@ llvm::Error emitChakra(const ir::Program &prog, const ExperimentPoint &point, co
 /// rapid-sim's network JSON for the point's network: the declared link
 /// bandwidth times the GPU's `calibration.network`.
 std::string networkJson(const ExperimentPoint &point);
+
+/// The runtime's collective settings for the point: each dimension's
+/// `algorithm` (auto: the runtime's ring) for every collective kind.
+engine::SystemConfig systemConfig(const ExperimentPoint &point);
 
 /// The point's explicit link faults on the runtime's topology. A fault
 /// `dim(a, b)` names the link between positions a and b of that dimension in

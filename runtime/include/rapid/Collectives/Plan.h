@@ -13,7 +13,8 @@
 //   ALL_REDUCE     RS on d0, RS on d1, ..., then AG back from the last to d0
 //   REDUCE_SCATTER RS on d0, d1, ...        ALL_GATHER AG on d0, d1, ...
 //   ALL_TO_ALL     A2A on each dimension with the whole buffer
-// A communicator group is one phase (or RS+AG) over its rank list.
+// A communicator group is one phase (or RS+AG) over its rank list, with the
+// algorithm of the outermost dimension the group spans.
 //
 // Per-step bytes, for a phase of p ranks whose input is B bytes per chunk:
 //   ring RS: p-1 steps of B/p     ring AG: p-1 steps of B (B = shard)

@@ -26,5 +26,8 @@ struct SystemConfig {
 };
 
 llvm::Expected<SystemConfig> loadSystemConfig(const std::string &path);
+llvm::Expected<SystemConfig> parseSystemConfig(const std::string &path, llvm::StringRef text);
+/// The inverse of parseSystemConfig: the keys above, pretty-printed.
+std::string writeSystemConfigJson(const SystemConfig &cfg);
 
 } // namespace rapid::engine
