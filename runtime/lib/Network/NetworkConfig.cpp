@@ -1,6 +1,7 @@
 //===- NetworkConfig.cpp - Our JSON and Astra-Sim's YAML ------------------===//
 
 #include "rapid/Network/NetworkConfig.h"
+#include "rapid/Network/TopologyKinds.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -57,22 +58,20 @@ llvm::Expected<double> parseQuantity(llvm::StringRef text, Dim expected) {
   return value * info->scale;
 }
 
+/// The axes from what the file wrote, once the kind accepts it.
+static llvm::Error setShape(const std::string &path, int index, llvm::ArrayRef<int64_t> extents,
+                            DimSpec &d) {
+  const TopologyKind &kind = topologyKind(d.kind);
+  if (std::string problem = kind.checkExtents(extents); !problem.empty())
+    return configError(path, fmt::format("dimension {}: {}", index, problem));
+  d.shape = kind.axes(extents);
+  return llvm::Error::success();
+}
+
 static llvm::Error checkDim(const std::string &path, int index, const DimSpec &d) {
   auto bad = [&](const std::string &what) {
     return configError(path, fmt::format("dimension {} ({}): {}", index, dimKindName(d.kind), what));
   };
-  for (int s : d.shape)
-    if (s < 1)
-      return bad("sizes must be positive");
-  size_t axes = d.kind == DimKind::Torus3D ? 3
-                : (d.kind == DimKind::Torus2D || d.kind == DimKind::Mesh2D ||
-                   d.kind == DimKind::KingMesh)
-                    ? 2
-                    : 1;
-  if (d.shape.size() != axes)
-    return bad(fmt::format("needs a shape of {} axes", axes));
-  if (d.kind == DimKind::HyperCube && !std::has_single_bit(unsigned(d.size())))
-    return bad("size must be a power of two");
   if (d.kind == DimKind::FatTree && (d.leafSize < 1 || d.oversubscription <= 0))
     return bad("needs leaf_size >= 1 and oversubscription > 0");
   if (d.bandwidth.value() <= 0)
@@ -89,15 +88,17 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
     return configError(path, fmt::format("dimension {}: {}", index, what));
   };
   auto kind = o.getString("kind");
-  if (!kind || !parseDimKind(kind->str(), d.kind))
-    return bad("'kind' must be one of Ring, FullyConnected, Switch, Mesh, Mesh2D, Torus2D, "
-               "Torus3D, HyperCube, KingMesh, FatTree");
+  if (!kind || !parseDimKind(*kind, d.kind))
+    return bad("'kind' must be one of " + topologyKindList());
+  if (auto name = o.getString("name"))
+    d.name = name->str();
+  std::vector<int64_t> extents;
   if (auto size = o.getInteger("size"))
-    d.shape = {int(*size)};
+    extents = {*size};
   if (const auto *shape = o.getArray("shape")) {
-    d.shape.clear();
+    extents.clear();
     for (const auto &v : *shape)
-      d.shape.push_back(int(v.getAsInteger().value_or(0)));
+      extents.push_back(v.getAsInteger().value_or(0));
   }
   auto bw = o.getString("bandwidth");
   auto lat = o.getString("latency");
@@ -111,6 +112,8 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
     return bad(llvm::toString(latValue.takeError()));
   d.bandwidth = BytesPerSecond(*bwValue);
   d.latency = Seconds(*latValue);
+  if (auto err = setShape(path, index, extents, d))
+    return err;
   d.leafSize = int(o.getInteger("leaf_size").value_or(d.size()));
   d.oversubscription = o.getNumber("oversubscription").value_or(1.0);
   if (auto err = checkDim(path, index, d))
@@ -203,10 +206,11 @@ llvm::Expected<NetworkSpec> parseNetworkYaml(const std::string &path, llvm::Stri
       return configError(path, fmt::format("dimension {}: npus_count, bandwidth and latency "
                                            "must be numbers",
                                            i));
-    d.shape = {int(size)};
-    d.leafSize = int(size);
     d.bandwidth = BytesPerSecond(bw * double(1ull << 30));
     d.latency = Seconds(lat * 1e-9);
+    if (auto err = setShape(path, int(i), {int64_t(size)}, d))
+      return err;
+    d.leafSize = d.size();
     if (auto err = checkDim(path, int(i), d))
       return err;
     spec.dims.push_back(d);
