@@ -141,6 +141,42 @@ llvm::Expected<NetworkSpec> parseNetworkJson(const std::string &path, llvm::Stri
   return spec;
 }
 
+std::string writeNetworkJson(const NetworkSpec &spec) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::json::OStream j(os, 2);
+  j.object([&] {
+    j.attributeArray("dimensions", [&] {
+      for (const DimSpec &d : spec.dims) {
+        const TopologyKind &kind = topologyKind(d.kind);
+        std::vector<int64_t> extents = kind.written(d.shape);
+        j.object([&] {
+          if (!d.name.empty())
+            j.attribute("name", d.name);
+          j.attribute("kind", kind.name);
+          if (kind.extents == 1)
+            j.attribute("size", extents[0]);
+          else
+            j.attributeArray("shape", [&] {
+              for (int64_t e : extents)
+                j.value(e);
+            });
+          j.attribute("bandwidth", formatNumber(d.bandwidth.value()) + " B/s");
+          j.attribute("latency", formatNumber(d.latency.value() * 1e9) + " ns");
+          // json::Value prints 17 digits; the shortest form reads back the same.
+          j.attributeBegin("oversubscription");
+          j.rawValue(formatNumber(d.oversubscription));
+          j.attributeEnd();
+          if (d.leafSize != d.size())
+            j.attribute("leaf_size", int64_t(d.leafSize));
+        });
+      }
+    });
+  });
+  os << "\n";
+  return out;
+}
+
 } // namespace rapid::net
 
 namespace rapid::net {
