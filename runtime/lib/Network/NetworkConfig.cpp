@@ -3,8 +3,10 @@
 #include "rapid/Network/NetworkConfig.h"
 #include "rapid/Network/TopologyKinds.h"
 
-#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/YAMLParser.h"
 
 #include <fmt/format.h>
 #include <map>
@@ -181,64 +183,101 @@ std::string writeNetworkJson(const NetworkSpec &spec) {
 
 namespace rapid::net {
 
-/// `key: [a, b]`, `key: a`, or `key:` followed by `- a` lines, '#'
-/// comments; the subset Astra-Sim's network files use. Returns key -> items
-/// with their line numbers.
-using YamlMap = std::map<std::string, std::pair<unsigned, std::vector<std::string>>>;
+namespace yaml = llvm::yaml;
 
-static llvm::Expected<YamlMap> parseFlatYaml(const std::string &path, llvm::StringRef text) {
+/// A key's items, each with its line; `key: a` is a list of one. Values that
+/// are neither (nested maps) are kept as a problem, reported only if the key
+/// is read, so keys we do not model may hold anything.
+struct YamlList {
+  unsigned line = 0;
+  std::vector<std::pair<unsigned, std::string>> items;
+  std::string problem;
+};
+using YamlMap = std::map<std::string, YamlList>;
+
+/// The top-level `key: value` and `key: [list]` entries of every document;
+/// what Astra-Sim's network files hold. Syntax errors name their line.
+static llvm::Expected<YamlMap> readYamlLists(const std::string &path, llvm::StringRef text) {
+  llvm::SourceMgr sm;
+  std::string syntaxError; // the parser reports through the SourceMgr; the first one wins
+  sm.setDiagHandler(
+      [](const llvm::SMDiagnostic &d, void *context) {
+        auto &out = *static_cast<std::string *>(context);
+        if (out.empty())
+          out = fmt::format("line {}: {}", d.getLineNo(), d.getMessage().str());
+      },
+      &syntaxError);
+  yaml::Stream stream(text, sm);
+  auto lineOf = [&](yaml::Node *n) {
+    return unsigned(sm.getLineAndColumn(n->getSourceRange().Start).first);
+  };
+  auto scalar = [](yaml::Node *n) {
+    llvm::SmallString<32> storage;
+    return llvm::cast<yaml::ScalarNode>(n)->getValue(storage).str();
+  };
   YamlMap out;
-  llvm::SmallVector<llvm::StringRef> lines;
-  text.split(lines, '\n');
-  std::vector<std::string> *block = nullptr; // the key a `- item` line extends
-  for (unsigned i = 0; i < lines.size(); ++i) {
-    llvm::StringRef line = lines[i].split('#').first.trim();
-    if (line.empty() || line == "---")
+  for (yaml::Document &doc : stream) {
+    yaml::Node *root = doc.getRoot();
+    auto *map = llvm::dyn_cast_or_null<yaml::MappingNode>(root);
+    if (!map && root && !llvm::isa<yaml::NullNode>(root) && syntaxError.empty())
+      return configError(path, fmt::format("line {}: expected 'key: value' lines", lineOf(root)));
+    if (!map)
       continue;
-    if (line.consume_front("- ") && block) {
-      block->push_back(line.trim().trim('"').trim('\'').str());
-      continue;
+    for (yaml::KeyValueNode &kv : *map) {
+      auto *key = llvm::dyn_cast_or_null<yaml::ScalarNode>(kv.getKey());
+      yaml::Node *value = kv.getValue();
+      if (!key || !value)
+        continue; // a syntax error, already reported
+      YamlList list{lineOf(key), {}, {}};
+      if (llvm::isa<yaml::ScalarNode>(value)) {
+        list.items.push_back({lineOf(value), scalar(value)});
+      } else if (auto *seq = llvm::dyn_cast<yaml::SequenceNode>(value)) {
+        for (yaml::Node &item : *seq)
+          if (llvm::isa<yaml::ScalarNode>(item))
+            list.items.push_back({lineOf(&item), scalar(&item)});
+          else if (list.problem.empty())
+            list.problem = fmt::format("line {}: '{}' must list plain values", lineOf(&item),
+                                       scalar(key));
+      } else if (!llvm::isa<yaml::NullNode>(value)) {
+        list.problem = fmt::format("line {}: '{}' must be a value or a list of values",
+                                   lineOf(value), scalar(key));
+      }
+      out[scalar(key)] = std::move(list);
     }
-    auto [key, value] = line.split(':');
-    value = value.trim();
-    if (key == line)
-      return configError(path, fmt::format("line {}: expected 'key: value'", i + 1));
-    if (value.consume_front("[") && !value.consume_back("]"))
-      return configError(path, fmt::format("line {}: unterminated '['", i + 1));
-    llvm::SmallVector<llvm::StringRef> items;
-    value.split(items, ',', -1, false);
-    auto &entry = out[key.trim().str()];
-    entry.first = i + 1;
-    block = value.empty() ? &entry.second : nullptr;
-    for (auto item : items)
-      if (!item.trim().empty())
-        entry.second.push_back(item.trim().trim('"').trim('\'').str());
   }
+  if (!syntaxError.empty())
+    return configError(path, syntaxError);
   return out;
 }
 
 llvm::Expected<NetworkSpec> parseNetworkYaml(const std::string &path, llvm::StringRef text) {
-  auto yaml = parseFlatYaml(path, text);
-  if (!yaml)
-    return yaml.takeError();
-  for (const char *key : {"topology", "npus_count", "bandwidth", "latency"})
-    if (!yaml->count(key))
+  auto lists = readYamlLists(path, text);
+  if (!lists)
+    return lists.takeError();
+  for (const char *key : {"topology", "npus_count", "bandwidth", "latency"}) {
+    if (!lists->count(key))
       return configError(path, fmt::format("missing '{}'", key));
-  auto &[topoLine, kinds] = (*yaml)["topology"];
+    if (!(*lists)[key].problem.empty())
+      return configError(path, (*lists)[key].problem);
+  }
+  const auto &kinds = (*lists)["topology"].items;
   size_t n = kinds.size();
   for (const char *key : {"npus_count", "bandwidth", "latency"})
-    if ((*yaml)[key].second.size() != n)
+    if ((*lists)[key].items.size() != n)
       return configError(path, fmt::format("line {}: '{}' needs {} entries, one per dimension",
-                                           (*yaml)[key].first, key, n));
+                                           (*lists)[key].line, key, n));
+  auto number = [&](const char *key, size_t i, double &out) {
+    return !llvm::StringRef((*lists)[key].items[i].second).getAsDouble(out);
+  };
   NetworkSpec spec;
   for (size_t i = 0; i < n; ++i) {
     DimSpec d;
-    if (!parseDimKind(kinds[i], d.kind))
-      return configError(path, fmt::format("line {}: unknown topology '{}'", topoLine, kinds[i]));
+    if (!parseDimKind(kinds[i].second, d.kind))
+      return configError(path, fmt::format("line {}: unknown topology '{}'", kinds[i].first,
+                                           kinds[i].second));
     double size, bw, lat;
-    if (llvm::StringRef((*yaml)["npus_count"].second[i]).getAsDouble(size) ||
-        llvm::StringRef((*yaml)["bandwidth"].second[i]).getAsDouble(bw) ||
-        llvm::StringRef((*yaml)["latency"].second[i]).getAsDouble(lat))
+    if (!number("npus_count", i, size) || !number("bandwidth", i, bw) ||
+        !number("latency", i, lat))
       return configError(path, fmt::format("dimension {}: npus_count, bandwidth and latency "
                                            "must be numbers",
                                            i));

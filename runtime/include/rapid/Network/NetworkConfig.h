@@ -1,4 +1,4 @@
-//===- NetworkConfig.h - Read network descriptions -------------*- C++ -*-===//
+//===- NetworkConfig.h - Read and write network descriptions --*- C++ -*-===//
 //
 // Two inputs map to one NetworkSpec, and the first can be written back:
 //  * our JSON: {"dimensions": [{"kind": "Torus2D", "shape": [4, 4],
@@ -7,7 +7,8 @@
 //  * Astra-Sim's analytical YAML (topology / npus_count / bandwidth / latency
 //    lists). Its bandwidth is "GB/s" as Astra-Sim computes it, 2^30 B/s per
 //    unit (64 KiB over 50 GB/s takes 1220.7 ns there), latency in ns.
-// The YAML is the flat subset Astra-Sim's files use, parsed by hand.
+// The YAML is read with LLVM's YAML parser; only the four top-level lists
+// are interpreted.
 //===----------------------------------------------------------------------===//
 #pragma once
 
