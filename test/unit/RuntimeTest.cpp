@@ -68,7 +68,7 @@ TEST(Topology, LinkCountsPerKind) {
   EXPECT_EQ(linkCount({dim(DimKind::Mesh, {8})}), 14u);
   EXPECT_EQ(linkCount({dim(DimKind::Torus2D, {4, 4})}), 64u);
   EXPECT_EQ(linkCount({dim(DimKind::Mesh2D, {4, 4})}), 48u);
-  EXPECT_EQ(linkCount({dim(DimKind::KingMesh, {4, 4})}), 84u);
+  EXPECT_EQ(linkCount({dim(DimKind::KingMesh2D, {4, 4})}), 84u);
   EXPECT_EQ(linkCount({dim(DimKind::HyperCube, {8})}), 24u);
   EXPECT_EQ(linkCount({dim(DimKind::Torus3D, {2, 2, 2})}), 24u);
   EXPECT_EQ(linkCount({dim(DimKind::Ring, {4}), dim(DimKind::Ring, {2})}), 24u);
@@ -119,7 +119,7 @@ TEST(Routing, HypercubeAndKingMesh) {
   Topology cube(NetworkSpec{{dim(DimKind::HyperCube, {8})}});
   Router rc(cube);
   EXPECT_EQ(path(rc, cube, 0, 7), (std::vector<uint32_t>{0, 1, 3, 7}));
-  Topology king(NetworkSpec{{dim(DimKind::KingMesh, {4, 4})}});
+  Topology king(NetworkSpec{{dim(DimKind::KingMesh2D, {4, 4})}});
   Router rk(king);
   EXPECT_EQ(path(rk, king, 0, 15), (std::vector<uint32_t>{0, 5, 10, 15}));
 }

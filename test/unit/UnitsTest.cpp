@@ -70,3 +70,13 @@ TEST(Units, SubUnitScalesConvertExactly) {
   EXPECT_EQ(lookupUnit("B/ns")->toBase(3), 3e9);
   EXPECT_EQ(lookupUnit("b")->toBase(8), 1.0);
 }
+
+TEST(Units, FormatNumberIsShortAndReadsBack) {
+  EXPECT_EQ(formatNumber(100e9), "100000000000");
+  EXPECT_EQ(formatNumber(2), "2");
+  EXPECT_EQ(formatNumber(1.5), "1.5");
+  EXPECT_EQ(formatNumber(0.1), "0.1");
+  EXPECT_EQ(formatNumber(1.1 * 1e15), "1100000000000000");
+  EXPECT_EQ(formatNumber(5e-7 * 1e9), "500");
+  EXPECT_EQ(formatNumber(1e20), "1e+20");
+}

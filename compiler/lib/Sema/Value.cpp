@@ -11,15 +11,6 @@ bool Value::isInteger() const {
   return kind == Kind::Number && q.dim.isNumber() && std::floor(q.value) == q.value;
 }
 
-std::string formatNumber(double v) {
-  // Round to 15 significant digits first: `1.1 PFLOP/s` is 1.1 * 1e15, which
-  // is 1100000000000000.1 in binary floating point.
-  v = std::stod(fmt::format("{:.15g}", v));
-  if (std::floor(v) == v && std::fabs(v) < 1e18)
-    return fmt::format("{}", (long long)v);
-  return fmt::format("{}", v); // shortest round-trip form
-}
-
 std::string Value::describe() const {
   switch (kind) {
   case Kind::Error: return "an invalid value";

@@ -127,6 +127,15 @@ std::string closestUnit(std::string_view spelling) {
   return best;
 }
 
+std::string formatNumber(double v) {
+  // Round to 15 significant digits first: `1.1 PFLOP/s` is 1.1 * 1e15, which
+  // is 1100000000000000.1 in binary floating point.
+  v = std::stod(fmt::format("{:.15g}", v));
+  if (std::floor(v) == v && std::fabs(v) < 1e18)
+    return fmt::format("{}", (long long)v);
+  return fmt::format("{}", v); // shortest round-trip form
+}
+
 static std::string scaled(double v, const char *const *names, double step, int count) {
   int i = 0;
   while (i + 1 < count && std::fabs(v) >= step) { v /= step; ++i; }

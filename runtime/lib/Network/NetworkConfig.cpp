@@ -1,9 +1,12 @@
 //===- NetworkConfig.cpp - Our JSON and Astra-Sim's YAML ------------------===//
 
 #include "rapid/Network/NetworkConfig.h"
+#include "rapid/Network/TopologyKinds.h"
 
-#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/YAMLParser.h"
 
 #include <fmt/format.h>
 #include <map>
@@ -57,22 +60,20 @@ llvm::Expected<double> parseQuantity(llvm::StringRef text, Dim expected) {
   return value * info->scale;
 }
 
+/// The axes from what the file wrote, once the kind accepts it.
+static llvm::Error setShape(const std::string &path, int index, llvm::ArrayRef<int64_t> extents,
+                            DimSpec &d) {
+  const TopologyKind &kind = topologyKind(d.kind);
+  if (std::string problem = kind.checkExtents(extents); !problem.empty())
+    return configError(path, fmt::format("dimension {}: {}", index, problem));
+  d.shape = kind.axes(extents);
+  return llvm::Error::success();
+}
+
 static llvm::Error checkDim(const std::string &path, int index, const DimSpec &d) {
   auto bad = [&](const std::string &what) {
     return configError(path, fmt::format("dimension {} ({}): {}", index, dimKindName(d.kind), what));
   };
-  for (int s : d.shape)
-    if (s < 1)
-      return bad("sizes must be positive");
-  size_t axes = d.kind == DimKind::Torus3D ? 3
-                : (d.kind == DimKind::Torus2D || d.kind == DimKind::Mesh2D ||
-                   d.kind == DimKind::KingMesh)
-                    ? 2
-                    : 1;
-  if (d.shape.size() != axes)
-    return bad(fmt::format("needs a shape of {} axes", axes));
-  if (d.kind == DimKind::HyperCube && !std::has_single_bit(unsigned(d.size())))
-    return bad("size must be a power of two");
   if (d.kind == DimKind::FatTree && (d.leafSize < 1 || d.oversubscription <= 0))
     return bad("needs leaf_size >= 1 and oversubscription > 0");
   if (d.bandwidth.value() <= 0)
@@ -89,15 +90,17 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
     return configError(path, fmt::format("dimension {}: {}", index, what));
   };
   auto kind = o.getString("kind");
-  if (!kind || !parseDimKind(kind->str(), d.kind))
-    return bad("'kind' must be one of Ring, FullyConnected, Switch, Mesh, Mesh2D, Torus2D, "
-               "Torus3D, HyperCube, KingMesh, FatTree");
+  if (!kind || !parseDimKind(*kind, d.kind))
+    return bad("'kind' must be one of " + topologyKindList());
+  if (auto name = o.getString("name"))
+    d.name = name->str();
+  std::vector<int64_t> extents;
   if (auto size = o.getInteger("size"))
-    d.shape = {int(*size)};
+    extents = {*size};
   if (const auto *shape = o.getArray("shape")) {
-    d.shape.clear();
+    extents.clear();
     for (const auto &v : *shape)
-      d.shape.push_back(int(v.getAsInteger().value_or(0)));
+      extents.push_back(v.getAsInteger().value_or(0));
   }
   auto bw = o.getString("bandwidth");
   auto lat = o.getString("latency");
@@ -111,6 +114,8 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
     return bad(llvm::toString(latValue.takeError()));
   d.bandwidth = BytesPerSecond(*bwValue);
   d.latency = Seconds(*latValue);
+  if (auto err = setShape(path, index, extents, d))
+    return err;
   d.leafSize = int(o.getInteger("leaf_size").value_or(d.size()));
   d.oversubscription = o.getNumber("oversubscription").value_or(1.0);
   if (auto err = checkDim(path, index, d))
@@ -138,75 +143,149 @@ llvm::Expected<NetworkSpec> parseNetworkJson(const std::string &path, llvm::Stri
   return spec;
 }
 
+std::string writeNetworkJson(const NetworkSpec &spec) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::json::OStream j(os, 2);
+  j.object([&] {
+    j.attributeArray("dimensions", [&] {
+      for (const DimSpec &d : spec.dims) {
+        const TopologyKind &kind = topologyKind(d.kind);
+        std::vector<int64_t> extents = kind.written(d.shape);
+        j.object([&] {
+          if (!d.name.empty())
+            j.attribute("name", d.name);
+          j.attribute("kind", kind.name);
+          if (kind.extents == 1)
+            j.attribute("size", extents[0]);
+          else
+            j.attributeArray("shape", [&] {
+              for (int64_t e : extents)
+                j.value(e);
+            });
+          j.attribute("bandwidth", formatNumber(d.bandwidth.value()) + " B/s");
+          j.attribute("latency", formatNumber(d.latency.value() * 1e9) + " ns");
+          // json::Value prints 17 digits; the shortest form reads back the same.
+          j.attributeBegin("oversubscription");
+          j.rawValue(formatNumber(d.oversubscription));
+          j.attributeEnd();
+          if (d.leafSize != d.size())
+            j.attribute("leaf_size", int64_t(d.leafSize));
+        });
+      }
+    });
+  });
+  os << "\n";
+  return out;
+}
+
 } // namespace rapid::net
 
 namespace rapid::net {
 
-/// `key: [a, b]`, `key: a`, or `key:` followed by `- a` lines, '#'
-/// comments; the subset Astra-Sim's network files use. Returns key -> items
-/// with their line numbers.
-using YamlMap = std::map<std::string, std::pair<unsigned, std::vector<std::string>>>;
+namespace yaml = llvm::yaml;
 
-static llvm::Expected<YamlMap> parseFlatYaml(const std::string &path, llvm::StringRef text) {
+/// A key's items, each with its line; `key: a` is a list of one. Values that
+/// are neither (nested maps) are kept as a problem, reported only if the key
+/// is read, so keys we do not model may hold anything.
+struct YamlList {
+  unsigned line = 0;
+  std::vector<std::pair<unsigned, std::string>> items;
+  std::string problem;
+};
+using YamlMap = std::map<std::string, YamlList>;
+
+/// The top-level `key: value` and `key: [list]` entries of every document;
+/// what Astra-Sim's network files hold. Syntax errors name their line.
+static llvm::Expected<YamlMap> readYamlLists(const std::string &path, llvm::StringRef text) {
+  llvm::SourceMgr sm;
+  std::string syntaxError; // the parser reports through the SourceMgr; the first one wins
+  sm.setDiagHandler(
+      [](const llvm::SMDiagnostic &d, void *context) {
+        auto &out = *static_cast<std::string *>(context);
+        if (out.empty())
+          out = fmt::format("line {}: {}", d.getLineNo(), d.getMessage().str());
+      },
+      &syntaxError);
+  yaml::Stream stream(text, sm);
+  auto lineOf = [&](yaml::Node *n) {
+    return unsigned(sm.getLineAndColumn(n->getSourceRange().Start).first);
+  };
+  auto scalar = [](yaml::Node *n) {
+    llvm::SmallString<32> storage;
+    return llvm::cast<yaml::ScalarNode>(n)->getValue(storage).str();
+  };
   YamlMap out;
-  llvm::SmallVector<llvm::StringRef> lines;
-  text.split(lines, '\n');
-  std::vector<std::string> *block = nullptr; // the key a `- item` line extends
-  for (unsigned i = 0; i < lines.size(); ++i) {
-    llvm::StringRef line = lines[i].split('#').first.trim();
-    if (line.empty() || line == "---")
+  for (yaml::Document &doc : stream) {
+    yaml::Node *root = doc.getRoot();
+    auto *map = llvm::dyn_cast_or_null<yaml::MappingNode>(root);
+    if (!map && root && !llvm::isa<yaml::NullNode>(root) && syntaxError.empty())
+      return configError(path, fmt::format("line {}: expected 'key: value' lines", lineOf(root)));
+    if (!map)
       continue;
-    if (line.consume_front("- ") && block) {
-      block->push_back(line.trim().trim('"').trim('\'').str());
-      continue;
+    for (yaml::KeyValueNode &kv : *map) {
+      auto *key = llvm::dyn_cast_or_null<yaml::ScalarNode>(kv.getKey());
+      yaml::Node *value = kv.getValue();
+      if (!key || !value)
+        continue; // a syntax error, already reported
+      YamlList list{lineOf(key), {}, {}};
+      if (llvm::isa<yaml::ScalarNode>(value)) {
+        list.items.push_back({lineOf(value), scalar(value)});
+      } else if (auto *seq = llvm::dyn_cast<yaml::SequenceNode>(value)) {
+        for (yaml::Node &item : *seq)
+          if (llvm::isa<yaml::ScalarNode>(item))
+            list.items.push_back({lineOf(&item), scalar(&item)});
+          else if (list.problem.empty())
+            list.problem = fmt::format("line {}: '{}' must list plain values", lineOf(&item),
+                                       scalar(key));
+      } else if (!llvm::isa<yaml::NullNode>(value)) {
+        list.problem = fmt::format("line {}: '{}' must be a value or a list of values",
+                                   lineOf(value), scalar(key));
+      }
+      out[scalar(key)] = std::move(list);
     }
-    auto [key, value] = line.split(':');
-    value = value.trim();
-    if (key == line)
-      return configError(path, fmt::format("line {}: expected 'key: value'", i + 1));
-    if (value.consume_front("[") && !value.consume_back("]"))
-      return configError(path, fmt::format("line {}: unterminated '['", i + 1));
-    llvm::SmallVector<llvm::StringRef> items;
-    value.split(items, ',', -1, false);
-    auto &entry = out[key.trim().str()];
-    entry.first = i + 1;
-    block = value.empty() ? &entry.second : nullptr;
-    for (auto item : items)
-      if (!item.trim().empty())
-        entry.second.push_back(item.trim().trim('"').trim('\'').str());
   }
+  if (!syntaxError.empty())
+    return configError(path, syntaxError);
   return out;
 }
 
 llvm::Expected<NetworkSpec> parseNetworkYaml(const std::string &path, llvm::StringRef text) {
-  auto yaml = parseFlatYaml(path, text);
-  if (!yaml)
-    return yaml.takeError();
-  for (const char *key : {"topology", "npus_count", "bandwidth", "latency"})
-    if (!yaml->count(key))
+  auto lists = readYamlLists(path, text);
+  if (!lists)
+    return lists.takeError();
+  for (const char *key : {"topology", "npus_count", "bandwidth", "latency"}) {
+    if (!lists->count(key))
       return configError(path, fmt::format("missing '{}'", key));
-  auto &[topoLine, kinds] = (*yaml)["topology"];
+    if (!(*lists)[key].problem.empty())
+      return configError(path, (*lists)[key].problem);
+  }
+  const auto &kinds = (*lists)["topology"].items;
   size_t n = kinds.size();
   for (const char *key : {"npus_count", "bandwidth", "latency"})
-    if ((*yaml)[key].second.size() != n)
+    if ((*lists)[key].items.size() != n)
       return configError(path, fmt::format("line {}: '{}' needs {} entries, one per dimension",
-                                           (*yaml)[key].first, key, n));
+                                           (*lists)[key].line, key, n));
+  auto number = [&](const char *key, size_t i, double &out) {
+    return !llvm::StringRef((*lists)[key].items[i].second).getAsDouble(out);
+  };
   NetworkSpec spec;
   for (size_t i = 0; i < n; ++i) {
     DimSpec d;
-    if (!parseDimKind(kinds[i], d.kind))
-      return configError(path, fmt::format("line {}: unknown topology '{}'", topoLine, kinds[i]));
+    if (!parseDimKind(kinds[i].second, d.kind))
+      return configError(path, fmt::format("line {}: unknown topology '{}'", kinds[i].first,
+                                           kinds[i].second));
     double size, bw, lat;
-    if (llvm::StringRef((*yaml)["npus_count"].second[i]).getAsDouble(size) ||
-        llvm::StringRef((*yaml)["bandwidth"].second[i]).getAsDouble(bw) ||
-        llvm::StringRef((*yaml)["latency"].second[i]).getAsDouble(lat))
+    if (!number("npus_count", i, size) || !number("bandwidth", i, bw) ||
+        !number("latency", i, lat))
       return configError(path, fmt::format("dimension {}: npus_count, bandwidth and latency "
                                            "must be numbers",
                                            i));
-    d.shape = {int(size)};
-    d.leafSize = int(size);
     d.bandwidth = BytesPerSecond(bw * double(1ull << 30));
     d.latency = Seconds(lat * 1e-9);
+    if (auto err = setShape(path, int(i), {int64_t(size)}, d))
+      return err;
+    d.leafSize = d.size();
     if (auto err = checkDim(path, int(i), d))
       return err;
     spec.dims.push_back(d);

@@ -1,82 +1,22 @@
 //===- Routing.cpp - Dimension-order and fault-aware routes ---------------===//
 
 #include "rapid/Network/Routing.h"
+#include "rapid/Network/TopologyKinds.h"
 
-#include <bit>
 #include <algorithm>
 #include <deque>
 #include <fmt/format.h>
 
 namespace rapid::net {
 
-/// Moves `cur` along a grid-like dimension d until it equals `target`,
-/// appending each node visited.
-void Router::walkGrid(int d, int &cur, int target, std::vector<uint32_t> &nodes) const {
-  const auto &ds = topo.spec().dims[d];
-  bool wrap = ds.kind == DimKind::Ring || ds.kind == DimKind::Torus2D ||
-              ds.kind == DimKind::Torus3D;
-  int s = topo.stride(d);
-  int local = topo.coord(cur, d), goal = topo.coord(target, d);
-  auto step = [&](int delta) {
-    local += delta;
-    cur += delta * s;
-    nodes.push_back(uint32_t(cur));
-  };
-  if (ds.kind == DimKind::KingMesh) {
-    // Diagonal moves fix both axes at once while both differ.
-    int w = ds.shape[0];
-    while (local % w != goal % w && local / w != goal / w)
-      step((goal % w > local % w ? 1 : -1) + (goal / w > local / w ? w : -w));
-  }
-  int axisStride = 1;
-  for (int extent : ds.shape) {
-    int c = local / axisStride % extent, g = goal / axisStride % extent;
-    int forward = ((g - c) % extent + extent) % extent;
-    int dir = (!wrap || forward == 0) ? (g > c ? 1 : -1) : (forward <= extent - forward ? 1 : -1);
-    for (; c != g; c = ((c + dir) % extent + extent) % extent)
-      step(((c + dir + extent) % extent - c) * axisStride);
-    axisStride *= extent;
-  }
-}
-
+/// Moves `cur` to `target`'s coordinate in dimension d the way the kind
+/// routes, appending each node visited.
 void Router::walkDim(int d, int &cur, int target, std::vector<uint32_t> &nodes) const {
-  const auto &ds = topo.spec().dims[d];
-  int next = topo.withCoord(cur, d, topo.coord(target, d));
-  if (next == cur)
+  int from = topo.coord(cur, d), to = topo.coord(target, d);
+  if (from == to)
     return;
-  int line = topo.lineOf(cur, d);
-  switch (ds.kind) {
-  case DimKind::FullyConnected:
-    break;
-  case DimKind::Switch:
-    nodes.push_back(topo.switchBase(d) + uint32_t(line));
-    break;
-  case DimKind::FatTree: {
-    int leaves = (ds.size() + ds.leafSize - 1) / ds.leafSize;
-    uint32_t first = topo.switchBase(d) + uint32_t(line * (leaves + 1));
-    int a = topo.coord(cur, d) / ds.leafSize, b = topo.coord(next, d) / ds.leafSize;
-    nodes.push_back(first + a);
-    if (a != b) {
-      nodes.push_back(first + uint32_t(leaves));
-      nodes.push_back(first + b);
-    }
-    break;
-  }
-  case DimKind::HyperCube: {
-    int local = topo.coord(cur, d), goal = topo.coord(next, d);
-    for (int diff = local ^ goal; diff; diff &= diff - 1) {
-      local ^= diff & -diff;
-      nodes.push_back(uint32_t(topo.withCoord(cur, d, local)));
-    }
-    cur = next;
-    return;
-  }
-  default:
-    walkGrid(d, cur, next, nodes);
-    return;
-  }
-  nodes.push_back(uint32_t(next));
-  cur = next;
+  topologyKind(topo.spec().dims[d].kind).route(topo.line(d, topo.lineOf(cur, d)), from, to, nodes);
+  cur = topo.withCoord(cur, d, to);
 }
 
 void Router::dimensionOrderNodes(int src, int dst, std::vector<uint32_t> &nodes) const {

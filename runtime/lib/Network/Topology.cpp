@@ -1,33 +1,12 @@
 //===- Topology.cpp - Build every link of every dimension -----------------===//
 
 #include "rapid/Network/Topology.h"
+#include "rapid/Network/TopologyKinds.h"
 
-#include <cassert>
-#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 
 namespace rapid::net {
-
-static const char *kDimNames[] = {"Ring",    "FullyConnected", "Switch",    "Mesh",
-                                  "Mesh2D",  "Torus2D",        "Torus3D",   "HyperCube",
-                                  "KingMesh", "FatTree"};
-
-const char *dimKindName(DimKind k) { return kDimNames[int(k)]; }
-
-bool parseDimKind(const std::string &name, DimKind &out) {
-  auto lower = [](std::string s) {
-    for (auto &c : s)
-      c = char(std::tolower(c));
-    return s;
-  };
-  for (int i = 0; i < 10; ++i)
-    if (lower(kDimNames[i]) == lower(name)) {
-      out = DimKind(i);
-      return true;
-    }
-  return false;
-}
 
 int DimSpec::size() const {
   int n = 1;
@@ -51,13 +30,10 @@ Topology::Topology(NetworkSpec spec) : spec_(std::move(spec)) {
   }
   numNodes_ = numRanks_;
   for (int d = 0; d < numDims(); ++d) {
-    switchBase_.push_back(uint32_t(numNodes_));
     const auto &ds = spec_.dims[d];
-    int lines = numRanks_ / ds.size();
-    if (ds.kind == DimKind::Switch)
-      numNodes_ += lines;
-    else if (ds.kind == DimKind::FatTree)
-      numNodes_ += lines * ((ds.size() + ds.leafSize - 1) / ds.leafSize + 1);
+    switchBase_.push_back(uint32_t(numNodes_));
+    switchesPerLine_.push_back(uint32_t(topologyKind(ds.kind).switchesPerLine(ds)));
+    numNodes_ += numRanks_ / ds.size() * int(switchesPerLine_.back());
   }
   for (int d = 0; d < numDims(); ++d)
     buildDim(d);
@@ -67,6 +43,12 @@ Topology::Topology(NetworkSpec spec) : spec_(std::move(spec)) {
 int Topology::lineOf(int rank, int d) const {
   int s = strides_[d];
   return rank / (s * dimSize(d)) * s + rank % s;
+}
+
+DimLine Topology::line(int d, int index) const {
+  int s = strides_[d];
+  return DimLine{spec_.dims[d], uint32_t(index / s * s * dimSize(d) + index % s), uint32_t(s),
+                 switchBase_[d] + uint32_t(index) * switchesPerLine_[d]};
 }
 
 uint32_t Topology::linkBetween(uint32_t a, uint32_t b) const {
@@ -94,81 +76,10 @@ void Topology::addLink(uint32_t a, uint32_t b, int d, BytesPerSecond bw, bool bo
 }
 
 void Topology::buildDim(int d) {
-  const auto &ds = spec_.dims[d];
-  for (int line = 0, lines = numRanks_ / ds.size(); line < lines; ++line) {
-    switch (ds.kind) {
-    case DimKind::Ring:
-    case DimKind::Torus2D:
-    case DimKind::Torus3D: buildGrid(d, line, true, false); break;
-    case DimKind::Mesh:
-    case DimKind::Mesh2D: buildGrid(d, line, false, false); break;
-    case DimKind::KingMesh: buildGrid(d, line, false, true); break;
-    case DimKind::Switch: buildSwitched(d, line); break;
-    case DimKind::FatTree: buildFatTree(d, line); break;
-    case DimKind::FullyConnected:
-    case DimKind::HyperCube: {
-      int s = strides_[d], k = ds.size();
-      int base = line / s * s * k + line % s;
-      for (int a = 0; a < k; ++a)
-        for (int b = a + 1; b < k; ++b)
-          if (ds.kind == DimKind::FullyConnected || std::has_single_bit(unsigned(a ^ b)))
-            addLink(base + a * s, base + b * s, d, ds.bandwidth);
-      break;
-    }
-    }
-  }
-}
-
-/// Grids cover rings, meshes and tori of 1-3 axes: a link to the next
-/// position along each axis (wrapping for tori), plus both diagonals for
-/// king meshes.
-void Topology::buildGrid(int d, int line, bool wrap, bool diagonal) {
-  const auto &ds = spec_.dims[d];
-  int s = strides_[d], k = ds.size();
-  int base = line / s * s * k + line % s;
-  auto rankAt = [&](int local) { return uint32_t(base + local * s); };
-  for (int local = 0; local < k; ++local) {
-    int axisStride = 1;
-    for (int extent : ds.shape) {
-      int c = local / axisStride % extent;
-      if (c + 1 < extent || (wrap && extent > 2))
-        addLink(rankAt(local), rankAt(local + ((c + 1) % extent - c) * axisStride), d,
-                ds.bandwidth);
-      axisStride *= extent;
-    }
-    if (diagonal && ds.shape.size() == 2) {
-      int w = ds.shape[0], x = local % w, y = local / w;
-      if (x + 1 < w && y + 1 < ds.shape[1])
-        addLink(rankAt(local), rankAt(local + 1 + w), d, ds.bandwidth);
-      if (x > 0 && y + 1 < ds.shape[1])
-        addLink(rankAt(local), rankAt(local - 1 + w), d, ds.bandwidth);
-    }
-  }
-}
-
-void Topology::buildSwitched(int d, int line) {
-  const auto &ds = spec_.dims[d];
-  int s = strides_[d], k = ds.size();
-  int base = line / s * s * k + line % s;
-  for (int local = 0; local < k; ++local)
-    addLink(uint32_t(base + local * s), switchBase_[d] + line, d, ds.bandwidth);
-}
-
-/// Two levels: ranks hang off leaf switches, each leaf has one trunk to the
-/// line's spine whose bandwidth is the leaf's down-capacity divided by the
-/// oversubscription. One aggregated trunk stands for the ECMP uplinks.
-void Topology::buildFatTree(int d, int line) {
-  const auto &ds = spec_.dims[d];
-  int s = strides_[d], k = ds.size();
-  int base = line / s * s * k + line % s;
-  int leaves = (k + ds.leafSize - 1) / ds.leafSize;
-  uint32_t first = switchBase_[d] + uint32_t(line * (leaves + 1));
-  uint32_t spine = first + uint32_t(leaves);
-  for (int local = 0; local < k; ++local)
-    addLink(uint32_t(base + local * s), first + local / ds.leafSize, d, ds.bandwidth);
-  BytesPerSecond trunk = ds.bandwidth * (ds.leafSize / ds.oversubscription);
-  for (int leaf = 0; leaf < leaves; ++leaf)
-    addLink(first + leaf, spine, d, trunk);
+  const TopologyKind &kind = topologyKind(spec_.dims[d].kind);
+  auto add = [&](uint32_t a, uint32_t b, BytesPerSecond bw) { addLink(a, b, d, bw); };
+  for (int index = 0, lines = numRanks_ / dimSize(d); index < lines; ++index)
+    kind.build(line(d, index), add);
 }
 
 void Topology::buildAdjacency() {

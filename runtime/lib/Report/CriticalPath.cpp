@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "rapid/Report/Report.h"
 
+#include "llvm/Support/JSON.h"
+
 #include <algorithm>
 #include <fmt/format.h>
 
@@ -58,13 +60,26 @@ void printCriticalPath(const CriticalPath &cp, const trace::Workload &w, bool js
   longest.resize(std::min(top, longest.size()));
   auto ns = [](int64_t ps) { return (ps + 500) / 1000; };
   if (json) {
-    std::string items;
-    for (const PathStep *s : longest)
-      items += fmt::format("{}{{\"node\":{},\"name\":\"{}\",\"start_ns\":{},\"duration_ns\":{}}}", items.empty() ? "" : ",",
-                           g.nodes[s->node].id, g.name(g.nodes[s->node]), ns(s->startPs), ns(s->endPs - s->startPs));
-    os << fmt::format("{{\"critical_path\":{{\"rank\":{},\"nodes\":{},\"compute_ns\":{},\"communication_ns\":{},"
-                      "\"waiting_ns\":{},\"longest\":[{}]}}}}\n",
-                      cp.rank, cp.steps.size(), ns(cp.computePs), ns(cp.commPs), ns(cp.waitPs), items);
+    llvm::json::OStream j(os); // indent 0: one compact line
+    j.object([&] {
+      j.attributeObject("critical_path", [&] {
+        j.attribute("rank", int64_t(cp.rank));
+        j.attribute("nodes", int64_t(cp.steps.size()));
+        j.attribute("compute_ns", ns(cp.computePs));
+        j.attribute("communication_ns", ns(cp.commPs));
+        j.attribute("waiting_ns", ns(cp.waitPs));
+        j.attributeArray("longest", [&] {
+          for (const PathStep *s : longest)
+            j.object([&] {
+              j.attribute("node", g.nodes[s->node].id);
+              j.attribute("name", llvm::StringRef(g.name(g.nodes[s->node])));
+              j.attribute("start_ns", ns(s->startPs));
+              j.attribute("duration_ns", ns(s->endPs - s->startPs));
+            });
+        });
+      });
+    });
+    os << "\n";
     return;
   }
   os << fmt::format("critical path: rank {}, {} nodes: compute {} ns, communication {} ns, waiting {} ns\n", cp.rank,

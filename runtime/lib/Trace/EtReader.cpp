@@ -4,6 +4,7 @@
 
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/util/delimited_message_util.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <fmt/format.h>
@@ -61,14 +62,9 @@ llvm::Error readEtFile(const std::string &path, const ReadOptions &opts,
 }
 
 void appendFramed(std::string &out, const google::protobuf::MessageLite &msg) {
-  std::string body = msg.SerializeAsString();
-  uint32_t len = uint32_t(body.size());
-  do {
-    uint8_t byte = len & 0x7f;
-    len >>= 7;
-    out.push_back(char(len ? byte | 0x80 : byte));
-  } while (len);
-  out += body;
+  google::protobuf::io::StringOutputStream stream(&out);
+  // Fails only for messages over 2 GiB, which no node or metadata reaches.
+  google::protobuf::util::SerializeDelimitedToZeroCopyStream(msg, &stream);
 }
 
 } // namespace rapid::trace

@@ -45,7 +45,4 @@ struct Value {
   std::string json() const;
 };
 
-/// Shortest text that reads back to the same double (integers without ".0").
-std::string formatNumber(double v);
-
 } // namespace rapid

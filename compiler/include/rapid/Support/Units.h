@@ -103,6 +103,11 @@ constexpr Seconds operator/(Flops f, FlopsPerSecond r) { return Seconds(f.v / r.
 constexpr Bytes operator*(BytesPerSecond bw, Seconds t) { return Bytes(bw.v * t.v); }
 constexpr Flops operator*(FlopsPerSecond r, Seconds t) { return Flops(r.v * t.v); }
 
+/// Shortest text that reads back to the same double (integers without ".0"),
+/// after rounding to 15 significant digits so that `1.1 * 1e15` prints as
+/// 1100000000000000; the form written to JSON by the compiler and runtime.
+std::string formatNumber(double v);
+
 /// Human-readable forms for reports: "80 GiB", "1.25 ms", "100 GB/s".
 std::string formatBytes(Bytes b);
 std::string formatSeconds(Seconds s);

@@ -34,7 +34,6 @@ public:
 
 private:
   void walkDim(int d, int &cur, int target, std::vector<uint32_t> &nodes) const;
-  void walkGrid(int d, int &cur, int target, std::vector<uint32_t> &nodes) const;
   bool shortestPath(uint32_t src, uint32_t dst, std::vector<uint32_t> &links) const;
 
   const Topology &topo;

@@ -17,27 +17,38 @@
 
 namespace rapid::net {
 
+/// What each kind is and does lives in its TopologyKinds.h entry.
 enum class DimKind { Ring, FullyConnected, Switch, Mesh, Mesh2D, Torus2D, Torus3D,
-                     HyperCube, KingMesh, FatTree };
-
-const char *dimKindName(DimKind k);
-/// Parses "Ring", "Torus2D", ... (case-insensitive); false if unknown.
-bool parseDimKind(const std::string &name, DimKind &out);
+                     HyperCube, KingMesh, KingMesh2D, FatTree };
 
 struct DimSpec {
   DimKind kind = DimKind::Ring;
-  std::vector<int> shape;         ///< sub-axes: {8} for a ring, {4,4} for Torus2D
+  std::string name;               ///< optional; the compiler's dimension name
+  /// Axes: {8} for a ring, {4,4} for Torus2D and for KingMesh(16); the kind's
+  /// written() gives back what the user wrote.
+  std::vector<int> shape;
   BytesPerSecond bandwidth{0};    ///< per link and direction
   Seconds latency{0};             ///< per hop
   int leafSize = 0;               ///< FatTree: ranks per leaf switch
   double oversubscription = 1.0;  ///< FatTree: leaf down-capacity / up-capacity
 
   int size() const;
+  friend bool operator==(const DimSpec &, const DimSpec &) = default;
 };
 
 struct NetworkSpec {
   std::vector<DimSpec> dims;
   int numRanks() const;
+  friend bool operator==(const NetworkSpec &, const NetworkSpec &) = default;
+};
+
+/// One line of a dimension: the ranks whose other coordinates are equal, and
+/// the switch nodes that line owns.
+struct DimLine {
+  const DimSpec &dim;
+  uint32_t base = 0, stride = 1; ///< position i on the line is rank base + i * stride
+  uint32_t firstSwitch = 0;      ///< switched kinds: the line's first switch node
+  uint32_t rank(int pos) const { return base + uint32_t(pos) * stride; }
 };
 
 inline constexpr uint32_t kNoLink = UINT32_MAX;
@@ -65,8 +76,8 @@ public:
   int withCoord(int rank, int d, int c) const { return rank + (c - coord(rank, d)) * strides_[d]; }
   /// Which line of dimension d `rank` lies on (its other coordinates, packed).
   int lineOf(int rank, int d) const;
-  /// First switch node of dimension d (switch/fat-tree kinds).
-  uint32_t switchBase(int d) const { return switchBase_[d]; }
+  /// Line `index` of dimension d (0 <= index < numRanks / dimSize(d)).
+  DimLine line(int d, int index) const;
 
   std::vector<Link> &links() { return links_; }
   const std::vector<Link> &links() const { return links_; }
@@ -79,15 +90,12 @@ public:
 private:
   void addLink(uint32_t a, uint32_t b, int d, BytesPerSecond bw, bool both = true);
   void buildDim(int d);
-  void buildGrid(int d, int line, bool wrap, bool diagonal);
-  void buildSwitched(int d, int line);
-  void buildFatTree(int d, int line);
   void buildAdjacency();
 
   NetworkSpec spec_;
   int numRanks_ = 1, numNodes_ = 0;
   std::vector<int> strides_, sizes_;
-  std::vector<uint32_t> switchBase_;
+  std::vector<uint32_t> switchBase_, switchesPerLine_;
   std::vector<Link> links_;
   std::unordered_map<uint64_t, uint32_t> linkIndex_;
   std::vector<uint32_t> outStart_, outLinks_;

@@ -35,7 +35,8 @@ using NodeSink = std::function<llvm::Error(ChakraProtoMsg::Node &)>;
 llvm::Error readEtFile(const std::string &path, const ReadOptions &opts,
                        ChakraProtoMsg::GlobalMetadata &meta, const NodeSink &sink);
 
-/// Appends one varint32-framed message to `out` (the writer side of the format).
+/// Appends one varint32-framed message to `out` (the writer side of the
+/// format; protobuf's delimited-message framing).
 void appendFramed(std::string &out, const google::protobuf::MessageLite &msg);
 
 } // namespace rapid::trace
