@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "rapid/Run/Run.h"
 
-#include "Workload.h"
+#include "rapid/Emit/RuntimeInputs.h"
 
 #include <algorithm>
 #include <atomic>
@@ -98,9 +98,7 @@ faultStudies(const ExperimentPoint &point, unsigned jobs,
              const std::function<llvm::Expected<double>(std::vector<net::Fault>)> &timeOf) {
   std::vector<FaultStudy> out;
   if (!point.faults || point.faults->random.empty()) return out;
-  llvm::Expected<net::NetworkSpec> spec = run::networkSpec(point);
-  if (!spec) return spec.takeError();
-  net::Topology topo(std::move(*spec));
+  net::Topology topo(networkSpec(point));
   for (const RandomFaultSpec &rf : point.faults->random) {
     int dim = -1;
     for (size_t d = 0; d < point.network.dims.size(); ++d)

@@ -15,7 +15,7 @@
 #include "Hierarchical.h"
 #include "Workload.h"
 
-#include "rapid/Emit/Chakra.h"
+#include "rapid/Emit/RuntimeInputs.h"
 #include "rapid/Engine/Simulator.h"
 #include "rapid/IR/Printer.h"
 #include "rapid/Network/Network.h"
@@ -82,9 +82,7 @@ constexpr double kFlattenedLimit = 2e6;
 /// Simulates `prog` on the point's network with its faults and `extra` ones.
 llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const ExperimentPoint &point, bool spans,
                                            const std::string &timeline, const std::vector<net::Fault> &extra = {}) {
-  llvm::Expected<net::NetworkSpec> spec = run::networkSpec(point);
-  if (!spec) return spec.takeError();
-  net::Topology topo(std::move(*spec));
+  net::Topology topo(networkSpec(point));
   if (llvm::Error e = run::applyPointFaults(point, topo)) return e;
   if (!extra.empty())
     if (llvm::Error e = net::applyFaults("random faults", extra, topo)) return e;

@@ -1,10 +1,9 @@
 //===- Workload.cpp - The runtime's inputs, built in memory ---------------===//
 #include "Workload.h"
 
-#include "../Emit/ChakraImpl.h"
-#include "rapid/Emit/Chakra.h"
+#include "rapid/Emit/ChakraNodes.h"
+#include "rapid/Emit/RuntimeInputs.h"
 #include "rapid/Network/Faults.h"
-#include "rapid/Network/NetworkConfig.h"
 #include "rapid/Passes/RankLayout.h"
 
 #include "et_def.pb.h"
@@ -17,8 +16,7 @@ llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const Experi
   RankLayout layout(prog.layout, point);
   emit::Groups groups(prog, layout);
   Simulation sim;
-  for (const emit::Groups::Entry &e : groups.all())
-    sim.groups.members[uint32_t(e.id)] = std::vector<int>(e.members.begin(), e.members.end());
+  sim.groups = groups.runtimeGroups();
   ChakraProtoMsg::Node node; // reused for every node of every rank
   for (int64_t r = 0; r < layout.ranks(); ++r) {
     const ir::Graph &g = prog.stages[layout.coord(r, ir::Group::PP)];
@@ -34,10 +32,6 @@ llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const Experi
   }
   sim.workload.prefix = point.experiment;
   return sim;
-}
-
-llvm::Expected<net::NetworkSpec> networkSpec(const ExperimentPoint &point) {
-  return net::parseNetworkJson("<network of " + point.experiment + ">", networkJson(point));
 }
 
 llvm::Error applyPointFaults(const ExperimentPoint &point, net::Topology &topo) {

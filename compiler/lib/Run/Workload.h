@@ -18,8 +18,7 @@ struct Simulation {
 /// writes, so a simulated point and its emitted traces run identically.
 llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const ExperimentPoint &point);
 
-/// The point's network (the emitter's network JSON) with its explicit faults.
-llvm::Expected<net::NetworkSpec> networkSpec(const ExperimentPoint &point);
+/// Applies the point's explicit link faults to its network.
 llvm::Error applyPointFaults(const ExperimentPoint &point, net::Topology &topo);
 
 } // namespace rapid::run

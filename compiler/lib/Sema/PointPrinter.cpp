@@ -99,7 +99,7 @@ template <class S> Fields fieldsOf(const S &spec, bool resolved = true) {
 std::string shapeText(const DimensionSpec &d) {
   std::vector<std::string> e;
   for (int64_t x : d.extents) e.push_back(std::to_string(x));
-  return d.kind + "(" + llvm::join(e, " x ") + ")";
+  return std::string(net::dimKindName(d.kind)) + "(" + llvm::join(e, " x ") + ")";
 }
 
 } // namespace
@@ -158,7 +158,7 @@ void printPointJson(const ExperimentPoint &p, llvm::raw_ostream &os) {
   std::vector<std::string> dims, maps, links, randoms;
   for (const DimensionSpec &d : p.network.dims)
     dims.push_back(fieldsJson(fieldsOf(d), fmt::format("\"name\":{},\"kind\":{},\"size\":{}", jsonQuote(d.name),
-                                                       jsonQuote(d.kind), d.size)));
+                                                       jsonQuote(net::dimKindName(d.kind)), d.size)));
   for (const DegreeMapping &m : p.mapping) {
     std::vector<std::string> a, b;
     for (const auto &x : m.degrees) a.push_back(jsonQuote(x));

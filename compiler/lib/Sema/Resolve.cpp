@@ -1,6 +1,8 @@
 //===- Resolve.cpp - Experiments into fully resolved points ---------------===//
 #include "SemaImpl.h"
 
+#include "rapid/Network/TopologyKinds.h"
+
 #include "llvm/ADT/StringExtras.h"
 
 namespace rapid::sema {
@@ -38,17 +40,6 @@ const Record *Sema::resolveRef(const Value &v, std::string_view kind) {
 
 namespace {
 
-constexpr std::string_view kTopologyKinds[] = {"Ring",     "FullyConnected", "Switch",     "Mesh",
-                                               "Mesh2D",   "Torus2D",        "Torus3D",    "HyperCube",
-                                               "KingMesh", "KingMesh2D",     "FatTree"};
-
-/// Extents each building block takes: Torus2D(4 x 4) has two.
-size_t extentsOf(std::string_view kind) {
-  if (kind == "Torus2D" || kind == "Mesh2D" || kind == "KingMesh2D") return 2;
-  if (kind == "Torus3D") return 3;
-  return 1;
-}
-
 } // namespace
 
 TopologySpec Sema::resolveTopology(const Record &r, const FieldValues *overrides) {
@@ -56,34 +47,42 @@ TopologySpec Sema::resolveTopology(const Record &r, const FieldValues *overrides
   t.name = r.name();
   for (const Record::Dim &d : r.dims) {
     const ast::CallExpr &shape = *d.stmt->shape;
-    std::string name = d.stmt->name.name, kind = shape.callee.name;
-    if (!llvm::is_contained(kTopologyKinds, kind)) {
-      diags.report(DiagID::UnknownName, shape.callee.range, "network building block", kind,
-                   didYouMean(kind, kTopologyKinds));
+    std::string name = d.stmt->name.name;
+    const net::TopologyKind *kind = net::findTopologyKind(shape.callee.name);
+    if (!kind) {
+      std::vector<std::string> names;
+      for (const net::TopologyKind &k : net::topologyKinds()) names.push_back(k.name);
+      diags.report(DiagID::UnknownName, shape.callee.range, "network building block", shape.callee.name,
+                   didYouMean(shape.callee.name, names));
       continue;
     }
     Evaluator ev(diags, [](const ast::NameExpr &) { return std::nullopt; });
     std::vector<int64_t> extents;
+    bool bad = false;
     for (const ast::Arg &a : shape.args)
       for (const ast::ExprPtr &x : a.shape) {
         Value v = ev.eval(*x);
-        if (v.isError()) continue;
+        if (v.isError()) { bad = true; continue; }
         if (!v.isInteger() || v.num() < 1) {
           diags.report(DiagID::ExpectedKind, x->getRange(), "a positive whole number of ranks", v.describe() + " " + v.str());
+          bad = true;
           continue;
         }
         extents.push_back((int64_t)v.num());
       }
-    if (extents.size() != extentsOf(kind)) {
+    if (bad) continue;
+    if (extents.size() != kind->extents) {
       diags.report(DiagID::BadCall, shape.getRange(),
-                   fmt::format("'{}' takes {} extent{} but {} given", kind, extentsOf(kind),
-                               extentsOf(kind) > 1 ? "s, as in '4 x 4'," : "", extents.size()));
+                   fmt::format("'{}' takes {} extent{} but {} given", kind->name, kind->extents,
+                               kind->extents > 1 ? "s, as in '4 x 4'," : "", extents.size()));
+      continue;
+    }
+    if (std::string problem = kind->checkExtents(extents); !problem.empty()) {
+      diags.report(DiagID::BadCall, shape.getRange(), problem);
       continue;
     }
     int64_t size = 1;
     for (int64_t e : extents) size *= e;
-    if (kind == "HyperCube" && (size & (size - 1)) != 0)
-      diags.report(DiagID::BadCall, shape.getRange(), fmt::format("a HyperCube needs a power-of-two size, not {}", size));
     FieldValues dimOverrides;
     if (overrides)
       for (const auto &[path, v] : *overrides)
@@ -93,7 +92,7 @@ TopologySpec Sema::resolveTopology(const Record &r, const FieldValues *overrides
                       d.stmt->name.range);
     DimensionSpec dim = typedSpec<DimensionSpec>(scope.all());
     dim.name = std::move(name);
-    dim.kind = std::move(kind);
+    dim.kind = kind->kind;
     dim.extents = std::move(extents);
     dim.size = size;
     t.gpus *= size;

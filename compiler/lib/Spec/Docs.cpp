@@ -9,6 +9,7 @@
 
 #include "rapid/Spec/Schema.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace rapid {
@@ -59,11 +60,20 @@ std::string table(std::string_view name, std::span<const FieldSpec> rows) {
   return out + "<!-- end fields -->\n";
 }
 
+/// The runtime's registry of building blocks: what `dim x : Kind(...)` takes.
+std::string topologyKinds() {
+  std::string out = "<!-- fields: topology kinds -->\n| building block | links |\n| --- | --- |\n";
+  const char *extents[] = {"n", "a x b", "a x b x c"};
+  for (const net::TopologyKind &k : net::topologyKinds())
+    out += fmt::format("| `{}({})` | {} |\n", k.name, extents[std::min(k.extents, 3u) - 1], k.doc);
+  return out + "<!-- end fields -->\n";
+}
+
 } // namespace
 
 std::string fieldTablesMarkdown() {
   return table("gpu", SpecFields<GpuSpec>::rows()) + table("model", SpecFields<ModelSpec>::rows()) +
-         table("dim", SpecFields<DimensionSpec>::rows()) + table("soft fault", SpecFields<LinkFaultSpec>::rows()) +
+         topologyKinds() + table("dim", SpecFields<DimensionSpec>::rows()) + table("soft fault", SpecFields<LinkFaultSpec>::rows()) +
          table("random fault", SpecFields<RandomFaultSpec>::rows()) +
          table("experiment", SpecFields<ExperimentRefs>::rows()) +
          table("training", SpecFields<TrainingSpec>::rows()) + table("inference", SpecFields<InferenceSpec>::rows()) +

@@ -3,6 +3,8 @@
 #include "rapid/Collectives/CommGroups.h"
 #include "rapid/Network/NetworkConfig.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 #include <fmt/format.h>
 #include <set>
 
@@ -38,6 +40,19 @@ llvm::Expected<CommGroups> loadCommGroups(const std::string &path, int numRanks)
     }
   }
   return groups;
+}
+
+std::string writeCommGroupsJson(const CommGroups &groups) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::json::OStream j(os); // compact: groups of thousands of ranks stay small
+  j.object([&] {
+    for (const auto &[id, ranks] : groups.members)
+      j.attributeArray(std::to_string(id), [&] {
+        for (int r : ranks) j.value(r);
+      });
+  });
+  return out + "\n";
 }
 
 } // namespace rapid::coll

@@ -3,6 +3,8 @@
 #include "rapid/Network/Faults.h"
 #include "rapid/Network/NetworkConfig.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 #include <cmath>
 #include <fmt/format.h>
 
@@ -52,11 +54,50 @@ static llvm::Expected<Fault> parseFault(const std::string &path, size_t i,
   return f;
 }
 
+static llvm::Expected<std::vector<Fault>> faultsFromJson(const std::string &path, const llvm::json::Value &doc);
+
 llvm::Expected<std::vector<Fault>> loadFaults(const std::string &path) {
   auto doc = readJsonFile(path);
   if (!doc)
     return doc.takeError();
-  const auto *list = doc->getAsObject() ? doc->getAsObject()->getArray("faults") : nullptr;
+  return faultsFromJson(path, *doc);
+}
+
+llvm::Expected<std::vector<Fault>> parseFaults(const std::string &path, llvm::StringRef text) {
+  auto doc = llvm::json::parse(text);
+  if (!doc)
+    return configError(path, "invalid JSON: " + llvm::toString(doc.takeError()));
+  return faultsFromJson(path, *doc);
+}
+
+std::string writeFaultsJson(const std::vector<Fault> &faults, const Topology &topo) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::json::OStream j(os, 2);
+  auto node = [&](uint32_t n) {
+    if (n < uint32_t(topo.numRanks())) j.value(int64_t(n));
+    else j.value(topo.nodeName(n));
+  };
+  j.object([&] {
+    j.attributeArray("faults", [&] {
+      for (const Fault &f : faults)
+        j.object([&] {
+          j.attribute("kind", f.hard ? "hard" : "soft");
+          j.attributeArray("link", [&] { node(f.src), node(f.dst); });
+          if (f.directed) j.attribute("directed", true);
+          if (f.hard) return;
+          j.attributeBegin("derate"); // the shortest form, not json::Value's 17 digits
+          j.rawValue(formatNumber(f.derate));
+          j.attributeEnd();
+          j.attribute("extra_latency", formatNumber(double(f.extraLatencyPs) / 1000) + " ns");
+        });
+    });
+  });
+  return out + "\n";
+}
+
+static llvm::Expected<std::vector<Fault>> faultsFromJson(const std::string &path, const llvm::json::Value &doc) {
+  const auto *list = doc.getAsObject() ? doc.getAsObject()->getArray("faults") : nullptr;
   if (!list)
     return configError(path, "expected {\"faults\": [ ... ]}");
   std::vector<Fault> out;

@@ -192,7 +192,7 @@ constexpr TopologyKind kKinds[] = {
    perfectSquare, squareAxes, nullptr, buildGrid<false, true>, routeGrid<false, true>},
   {K::KingMesh2D, "KingMesh2D", 2, false, "an a x b grid linked to neighbours and diagonals",
    nullptr, nullptr, nullptr, buildGrid<false, true>, routeGrid<false, true>},
-  {K::FatTree, "FatTree", 1, true, "ranks on leaf switches under one spine (leaf_size, oversubscription)",
+  {K::FatTree, "FatTree", 1, true, "leaf switches of leaf_size ranks under one spine (from the language: one leaf of n ranks)",
    nullptr, nullptr, fatTreeSwitches, buildFatTree, routeFatTree},
 };
 // clang-format on

@@ -13,10 +13,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "rapid/Engine/SystemConfig.h"
 #include "rapid/IR/IR.h"
-#include "rapid/Network/Faults.h"
-#include "rapid/Network/Topology.h"
 #include "rapid/Sema/Sema.h"
 
 #include "llvm/Support/Error.h"
@@ -25,20 +22,6 @@ namespace rapid {
 
 llvm::Error emitChakra(const ir::Program &prog, const ExperimentPoint &point, const std::string &dir,
                        const std::string &prefix);
-
-/// rapid-sim's network JSON for the point's network: the declared link
-/// bandwidth times the GPU's `calibration.network`.
-std::string networkJson(const ExperimentPoint &point);
-
-/// The runtime's collective settings for the point: each dimension's
-/// `algorithm` (auto: the runtime's ring) for every collective kind.
-engine::SystemConfig systemConfig(const ExperimentPoint &point);
-
-/// The point's explicit link faults on the runtime's topology. A fault
-/// `dim(a, b)` names the link between positions a and b of that dimension in
-/// the copy of the dimension that holds rank 0; in a switched dimension
-/// (Switch, FatTree), the links of a and of b to their switch.
-std::vector<net::Fault> pointFaults(const ExperimentPoint &point, const net::Topology &topo);
 
 /// The folder of a point under `root`: `root/<experiment>` or, for a sweep
 /// point, `root/<sweep>/<axis>-<value>_...`.

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "rapid/Network/TopologyKinds.h"
 #include "rapid/Spec/Field.h"
 
 #include <optional>
@@ -58,7 +59,7 @@ struct ExperimentRefs {
 /// One `dim name : Kind(extents) { ... }` of a topology.
 struct DimensionSpec {
   std::string name;
-  std::string kind;             ///< a kind of the runtime's registry: Ring, Torus2D, ...
+  net::DimKind kind = net::DimKind::Ring; ///< a building block of the runtime's registry
   std::vector<int64_t> extents; ///< as written: Torus2D(4 x 4) has {4, 4}
   int64_t size = 1;             ///< ranks along the dimension: the extents' product
 #define RAPID_FIELD(member, path, type, deflt, bound, doc) type member{};

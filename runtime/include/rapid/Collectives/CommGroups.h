@@ -20,5 +20,7 @@ struct CommGroups {
 };
 
 llvm::Expected<CommGroups> loadCommGroups(const std::string &path, int numRanks);
+/// The inverse of loadCommGroups: groups in id order, compact JSON.
+std::string writeCommGroupsJson(const CommGroups &groups);
 
 } // namespace rapid::coll

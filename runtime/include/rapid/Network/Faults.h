@@ -25,6 +25,9 @@ struct Fault {
 };
 
 llvm::Expected<std::vector<Fault>> loadFaults(const std::string &path);
+llvm::Expected<std::vector<Fault>> parseFaults(const std::string &path, llvm::StringRef text);
+/// The inverse of parseFaults: nodes named as `topo` names them.
+std::string writeFaultsJson(const std::vector<Fault> &faults, const Topology &topo);
 /// Applies faults to the topology's links; an error names a fault whose link
 /// does not exist.
 llvm::Error applyFaults(const std::string &path, const std::vector<Fault> &faults, Topology &topo);

@@ -1,23 +1,40 @@
-//===- ChakraTrace.cpp - IR ops to Chakra nodes ---------------------------===//
+//===- ChakraNodes.cpp - IR ops to Chakra nodes, communicator groups ------===//
 //
 // Every rank of a stage runs the stage's graph; what differs per rank is
 // which communicator each collective names and which rank a send or receive
 // talks to. Compute nodes carry their time exactly (`rapid_time_ns`) and the
 // standard `duration_micros`, `num_ops` and `tensor_size`.
 //===----------------------------------------------------------------------===//
-#include "rapid/Emit/Chakra.h"
-#include "rapid/Passes/RankLayout.h"
-#include "ChakraImpl.h"
+#include "rapid/Emit/ChakraNodes.h"
 
 #include "et_def.pb.h"
 
-#include <google/protobuf/io/zero_copy_stream_impl.h>
-#include <google/protobuf/util/delimited_message_util.h>
-
 #include <cmath>
-#include <fstream>
+#include <set>
 
 namespace rapid::emit {
+
+Groups::Groups(const ir::Program &prog, const RankLayout &layout) {
+  std::map<std::vector<int64_t>, size_t> known;
+  for (int64_t r = 0; r < layout.ranks(); ++r) {
+    const ir::Graph &g = prog.stages[layout.coord(r, ir::Group::PP)];
+    std::set<ir::Group> used;
+    for (const ir::Op &op : g.ops)
+      if (op.isComm() && op.group != ir::Group::PP) used.insert(op.group);
+    for (ir::Group kind : used) {
+      std::vector<int64_t> m = layout.members(r, kind);
+      auto [it, fresh] = known.emplace(m, entries.size());
+      if (fresh) entries.push_back({int(entries.size()) + 1, m, layout.involvedDims(m)});
+      byRank[{r, kind}] = it->second;
+    }
+  }
+}
+
+coll::CommGroups Groups::runtimeGroups() const {
+  coll::CommGroups out;
+  for (const Entry &e : entries) out.members[uint32_t(e.id)] = std::vector<int>(e.members.begin(), e.members.end());
+  return out;
+}
 
 using namespace ChakraProtoMsg;
 
@@ -84,30 +101,6 @@ void fillNode(Node &n, const ir::Op &op, size_t idx, int64_t rank, const RankLay
   AttributeProto *dims = n.add_attr();
   dims->set_name("involved_dim");
   for (bool b : g.involved) dims->mutable_bool_list()->add_values(b);
-}
-
-llvm::Error writeRankTrace(const std::string &path, const ir::Graph &g, int64_t rank, const RankLayout &layout,
-                           const Groups &groups) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file)
-    return llvm::createStringError(std::errc::io_error, "cannot write '%s'", path.c_str());
-  bool ok;
-  {
-    google::protobuf::io::OstreamOutputStream out(&file);
-    GlobalMetadata meta;
-    meta.set_version("0.0.4");
-    ok = google::protobuf::util::SerializeDelimitedToZeroCopyStream(meta, &out);
-    Node n; // reused: one allocation set for the whole file
-    for (size_t i = 0; i < g.ops.size() && ok; ++i) {
-      n.Clear();
-      fillNode(n, g.ops[i], i, rank, layout, groups);
-      ok = google::protobuf::util::SerializeDelimitedToZeroCopyStream(n, &out);
-    }
-  } // the stream flushes into `file` here
-  file.flush();
-  if (!ok || !file)
-    return llvm::createStringError(std::errc::io_error, "cannot write '%s'", path.c_str());
-  return llvm::Error::success();
 }
 
 } // namespace rapid::emit

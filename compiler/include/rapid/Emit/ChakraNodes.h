@@ -1,11 +1,20 @@
-//===- ChakraImpl.h - Shared by the Chakra emitter's files -----*- C++ -*-===//
+//===- ChakraNodes.h - IR ops as Chakra nodes, per rank --------*- C++ -*-===//
+//
+// What `--emit=chakra` and the in-process run share: the communicator
+// groups a program uses and the Chakra node of every op of every rank. The
+// emitter serialises the nodes; Run hands the same nodes to the runtime's
+// graph builder, so a simulated point and its emitted traces run identically.
+//===----------------------------------------------------------------------===//
 #pragma once
 
+#include "rapid/Collectives/CommGroups.h"
 #include "rapid/Passes/RankLayout.h"
 
-#include "llvm/Support/Error.h"
-
 #include <map>
+
+namespace ChakraProtoMsg {
+class Node;
+}
 
 namespace rapid::emit {
 
@@ -21,25 +30,17 @@ public:
   Groups(const ir::Program &prog, const RankLayout &layout);
   const Entry &of(int64_t rank, ir::Group g) const { return entries[byRank.at({rank, g})]; }
   const std::vector<Entry> &all() const { return entries; }
+  /// The groups as the runtime reads them (and comm_groups.json holds them).
+  coll::CommGroups runtimeGroups() const;
 
 private:
   std::vector<Entry> entries;
   std::map<std::pair<int64_t, ir::Group>, size_t> byRank;
 };
 
-} // namespace rapid::emit
-
-namespace ChakraProtoMsg {
-class Node;
-}
-
-namespace rapid::emit {
-
-/// The Chakra node of op `idx` of `rank`'s stage graph.
+/// The Chakra node of op `idx` of `rank`'s stage graph: compute nodes carry
+/// their exact time (`rapid_time_ns`), communication nodes their group or peer.
 void fillNode(ChakraProtoMsg::Node &n, const ir::Op &op, size_t idx, int64_t rank, const RankLayout &layout,
               const Groups &groups);
-
-llvm::Error writeRankTrace(const std::string &path, const ir::Graph &g, int64_t rank, const RankLayout &layout,
-                           const Groups &groups);
 
 } // namespace rapid::emit

@@ -1,0 +1,72 @@
+//===- RuntimeInputs.cpp - A point's network, settings and faults ---------===//
+#include "rapid/Emit/RuntimeInputs.h"
+
+#include "rapid/Network/TopologyKinds.h"
+
+namespace rapid {
+
+net::NetworkSpec networkSpec(const ExperimentPoint &p) {
+  net::NetworkSpec spec;
+  for (const DimensionSpec &d : p.network.dims) {
+    net::DimSpec ds;
+    ds.name = d.name;
+    ds.kind = d.kind;
+    ds.shape = net::topologyKind(d.kind).axes(d.extents);
+    ds.bandwidth = d.bandwidth * p.gpu.calibrationNetwork;
+    ds.latency = d.latency;
+    ds.leafSize = int(d.size); // FatTree(n): one leaf of n ranks
+    ds.oversubscription = d.oversubscription;
+    spec.dims.push_back(std::move(ds));
+  }
+  return spec;
+}
+
+engine::SystemConfig systemConfig(const ExperimentPoint &p) {
+  engine::SystemConfig cfg;
+  std::vector<coll::Algorithm> perDim;
+  bool chosen = false;
+  for (const DimensionSpec &d : p.network.dims) {
+    using A = coll::Algorithm;
+    switch (d.algorithm) {
+    case CollectiveAlgorithm::Auto:
+    case CollectiveAlgorithm::Ring: perDim.push_back(A::Ring); break;
+    case CollectiveAlgorithm::Direct: perDim.push_back(A::Direct); break;
+    case CollectiveAlgorithm::HalvingDoubling: perDim.push_back(A::HalvingDoubling); break;
+    case CollectiveAlgorithm::DoubleBinaryTree: perDim.push_back(A::DoubleBinaryTree); break;
+    }
+    chosen |= d.algorithm != CollectiveAlgorithm::Auto;
+  }
+  if (chosen) // otherwise the runtime's default, as Astra-Sim files without the keys
+    for (auto &kind : cfg.algorithms.perKind) kind = perDim;
+  return cfg;
+}
+
+std::vector<net::Fault> pointFaults(const ExperimentPoint &p, const net::Topology &topo) {
+  std::vector<net::Fault> out;
+  if (!p.faults) return out;
+  for (const LinkFaultSpec &f : p.faults->links) {
+    int d = 0;
+    while (d < int(p.network.dims.size()) && p.network.dims[d].name != f.dim) ++d;
+    net::Fault nf;
+    nf.hard = f.hard;
+    if (!f.hard) {
+      nf.derate = f.derate;
+      nf.extraLatencyPs = int64_t(f.extraLatency.value() * 1e12 + 0.5);
+    }
+    uint32_t a = uint32_t(f.a * topo.stride(d)), b = uint32_t(f.b * topo.stride(d));
+    if (!net::topologyKind(p.network.dims[d].kind).switched) {
+      nf.src = a, nf.dst = b;
+      out.push_back(nf);
+      continue;
+    }
+    for (uint32_t r : {a, b}) // each end's link up to its switch
+      for (const uint32_t *l = topo.outBegin(r); l != topo.outEnd(r); ++l)
+        if (topo.links()[*l].dim == d) {
+          nf.src = r, nf.dst = topo.links()[*l].dst;
+          out.push_back(nf);
+        }
+  }
+  return out;
+}
+
+} // namespace rapid
