@@ -73,7 +73,7 @@ llvm::Error emitChakra(const ir::Program &prog, const ExperimentPoint &point, co
                        const std::string &prefix) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return llvm::createStringError(ec, "cannot create '%s': %s", dir.c_str(), ec.message().c_str());
-  RankLayout layout(prog.layout, point);
+  RankLayout layout(prog.layout);
   emit::Groups groups(prog, layout);
   for (int64_t r = 0; r < layout.ranks(); ++r) {
     std::string path = fmt::format("{}/{}.{}.et", dir, prefix, r);

@@ -3,6 +3,32 @@
 
 namespace rapid::ir {
 
+int64_t Layout::degree(Group g) const {
+  switch (g) {
+  case Group::TP: return tp;
+  case Group::CP: return cp;
+  case Group::DP: return dp;
+  case Group::PP: return pp;
+  case Group::EP: return ep;
+  case Group::DPCP: return dp * cp;
+  case Group::None: break;
+  }
+  return 1;
+}
+
+int64_t Layout::stageLayers(int64_t stage) const {
+  int64_t n = 0;
+  for (int64_t c = 0; c < virtualStages; ++c) n += layerEnd(c, stage) - layerBegin(c, stage);
+  return n;
+}
+
+const StageMemory &MemoryReport::worst() const {
+  const StageMemory *w = &stages.front();
+  for (const StageMemory &s : stages)
+    if (s.peak > w->peak) w = &s;
+  return *w;
+}
+
 const char *kindName(OpKind k) {
   switch (k) {
   case OpKind::Gemm: return "gemm";

@@ -34,12 +34,38 @@ std::string opLine(const Op &op, size_t idx) {
   return s;
 }
 
+/// The layout pass's decisions: which layers each stage runs and how the
+/// degrees lie over the ranks.
+void printLayout(const Layout &l, llvm::raw_ostream &os) {
+  std::string order, dims;
+  for (Group g : l.rankOrder) order += fmt::format("{}{}", order.empty() ? "" : ", ", groupName(g));
+  for (int64_t d : l.dimSizes) dims += fmt::format("{}{}", dims.empty() ? "" : " x ", d);
+  os << fmt::format("// ranks: {} over the network's {} (fastest first)\n", order, dims);
+  for (int64_t s = 0; s < l.pp && !l.chunkStart.empty(); ++s) {
+    std::string chunks;
+    for (int64_t c = 0; c < l.virtualStages; ++c)
+      chunks += fmt::format("{}{}-{}", c ? ", " : "", l.layerBegin(c, s), l.layerEnd(c, s) - 1);
+    os << fmt::format("// stage {}: layers {}\n", s, l.layerEnd(0, s) > l.layerBegin(0, s) ? chunks : "none");
+  }
+}
+
+void printMemory(const MemoryReport &r, llvm::raw_ostream &os) {
+  auto b = [](double x) { return formatBytes(Bytes(x)); };
+  for (const StageMemory &s : r.stages)
+    os << fmt::format("// memory of stage {} (rank {}): {} of {} (weights {}, gradients {}, optimizer {}, "
+                      "activations {}, kv cache {}, reserve {})\n",
+                      s.stage, s.rank, b(s.peak), b(s.capacity), b(s.weights), b(s.gradients), b(s.optimizer),
+                      b(s.activations), b(s.kvCache), b(s.reserve));
+  if (!r.fits) os << "// does not fit: " << r.reason << "\n";
+}
+
 } // namespace
 
 void printProgram(const Program &p, llvm::raw_ostream &os) {
   const Layout &l = p.layout;
   os << fmt::format("program \"{}\" tp={} cp={} pp={} dp={} ep={} sp={} vstages={} microbatches={}\n", p.experiment,
                     l.tp, l.cp, l.pp, l.dp, l.ep, l.sp ? "on" : "off", l.virtualStages, l.microbatches);
+  printLayout(l, os);
   for (size_t i = 0; i < p.decode.size(); ++i)
     os << fmt::format("decode sample {} (mb{}): step {}, {} cached tokens, stands for {} steps\n", i, i + 1,
                       p.decode[i].step, p.decode[i].kvLength, p.decode[i].weight);
@@ -48,6 +74,7 @@ void printProgram(const Program &p, llvm::raw_ostream &os) {
     for (size_t i = 0; i < g.ops.size(); ++i) os << "  " << opLine(g.ops[i], i) << "\n";
     os << "}\n";
   }
+  if (p.memoryReport) printMemory(*p.memoryReport, os);
 }
 
 double totalFlops(const Program &p, bool withRecompute, bool fullCausal) {

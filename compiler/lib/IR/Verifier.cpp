@@ -1,6 +1,7 @@
 //===- Verifier.cpp -------------------------------------------------------===//
 #include "rapid/IR/Verifier.h"
 
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
 #include <tuple>
@@ -16,7 +17,13 @@ std::string verify(const Program &p) {
       auto where = [&] { return fmt::format("stage {} op %{} \"{}\"", g.stage, i, op.name); };
       for (uint32_t d : op.deps)
         if (d >= i) return fmt::format("{} depends on %{}, which does not come before it", where(), d);
-      if (op.flops < 0 || op.bytes < 0) return fmt::format("{} has negative work", where());
+      if (!(op.flops >= 0) || !(op.bytes >= 0)) return fmt::format("{} has negative or undefined work", where());
+      bool shaped = op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention || op.kind == OpKind::DecodeAttention;
+      const Shape &s = op.shape;
+      if (shaped && (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.batch <= 0))
+        return fmt::format("{} is empty: m={} n={} k={} batch={}", where(), s.m, s.n, s.k, s.batch);
+      if (!op.isComm() && !(op.time.value() >= 0 && op.time.value() < INFINITY))
+        return fmt::format("{} has no finite time", where());
       if (op.isComm() && (op.group == Group::None || op.commBytes <= 0))
         return fmt::format("{} is a collective without a group or a size", where());
       if (op.kind == OpKind::Send) ++pairs[{g.stage, op.peer, op.tag}];

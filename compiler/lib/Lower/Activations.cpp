@@ -12,7 +12,7 @@
 // reproduces sbh(34 + 5as/h) / t-terms of Table 2 exactly; test/Passes
 // checks every recompute/SP combination against the table.
 //===----------------------------------------------------------------------===//
-#include "LowerImpl.h"
+#include "rapid/Lower/Lower.h"
 
 namespace rapid::lower {
 namespace {
@@ -34,6 +34,17 @@ double mlpStored(const Shard &sh, int64_t layer) {
 }
 
 } // namespace
+
+double stageParams(const Shard &sh, int64_t stage) {
+  const ir::Layout &L = sh.layout;
+  double embedding = double(sh.model.vocab) * sh.model.hidden / sh.t(), p = 0;
+  for (int64_t chunk = 0; chunk < L.virtualStages; ++chunk)
+    for (int64_t l = sh.layerBegin(chunk, stage), e = sh.layerEnd(chunk, stage); l < e; ++l) p += sh.layerParams(l);
+  if (stage == 0) p += embedding;
+  // A tied LM head is the embedding itself unless it lives on another stage.
+  if (stage == L.pp - 1 && !(sh.model.tiedEmbeddings && L.pp == 1)) p += embedding;
+  return p;
+}
 
 /// Bytes one rank keeps for `layer`'s backward per microbatch, with no recompute.
 double storedAll(const Shard &sh, int64_t layer) {

@@ -8,7 +8,7 @@
 // (first and last included, evenly spaced) and weight each by the steps it
 // stands for, rather than thousands of near-identical ones.
 //===----------------------------------------------------------------------===//
-#include "LowerImpl.h"
+#include "rapid/Lower/Lower.h"
 
 #include <cmath>
 

@@ -9,7 +9,7 @@
 // and wgrad; the dgrad's TP collective overlaps the wgrad.
 // Pointwise FLOP and byte counts per element are in docs/model.md.
 //===----------------------------------------------------------------------===//
-#include "LowerImpl.h"
+#include "rapid/Lower/Lower.h"
 
 namespace rapid::lower {
 namespace {
@@ -122,9 +122,8 @@ void attentionBackward(Chain &c, const Shard &sh) {
 
 void moeForward(Chain &c, const Shard &sh) {
   const ModelSpec &m = sh.model;
-  int64_t T = sh.tokens, local = m.experts / sh.layout.ep;
-  double routed = double(T) * m.topK * m.capacityFactor;
-  int64_t perExpert = int64_t(routed * sh.layout.ep / m.experts + 0.5);
+  int64_t T = sh.tokens;
+  auto [routed, local, perExpert] = sh.expertWork();
   c.add(gemm("moe.router", T, m.experts, m.hidden));
   c.add(pointwise(OpKind::Router, "moe.topk", double(T) * m.experts, 5, 2, sh.d));
   c.add(collective(OpKind::AllToAll, "moe.dispatch", Group::EP, routed * m.hidden * sh.d));
@@ -138,9 +137,8 @@ void moeForward(Chain &c, const Shard &sh) {
 
 void moeBackward(Chain &c, const Shard &sh) {
   const ModelSpec &m = sh.model;
-  int64_t T = sh.tokens, local = m.experts / sh.layout.ep;
-  double routed = double(T) * m.topK * m.capacityFactor;
-  int64_t perExpert = int64_t(routed * sh.layout.ep / m.experts + 0.5);
+  int64_t T = sh.tokens;
+  auto [routed, local, perExpert] = sh.expertWork();
   int64_t f1 = m.expertFfn * (m.gated() ? 2 : 1) / sh.t(), f2 = m.expertFfn / sh.t();
   c.add(collective(OpKind::AllToAll, "moe.combine.bwd", Group::EP, routed * m.hidden * sh.d));
   c.add(gemm("moe.fc2.dgrad", perExpert, f2, m.hidden, local));

@@ -1,5 +1,5 @@
 //===- Ops.cpp - Op builders, the chain, and shard sizes ------------------===//
-#include "LowerImpl.h"
+#include "rapid/Lower/Lower.h"
 
 #include <cmath>
 
@@ -63,10 +63,12 @@ Op optimizerStep(const Shard &sh, double params) {
   return pointwise(OpKind::Optimizer, "optimizer.adam", params, 14, 30, 1);
 }
 
-int64_t Shard::stageLayerCount(int64_t stage) const {
-  int64_t n = 0;
-  for (int64_t c = 0; c < layout.virtualStages; ++c) n += layerEnd(c, stage) - layerBegin(c, stage);
-  return n;
+Shard::ExpertWork Shard::expertWork() const {
+  int64_t local = model.experts / layout.ep;
+  double routed = double(tokens) * model.topK * model.capacityFactor;
+  if (routed >= double(local)) return {routed, local, int64_t(routed * layout.ep / model.experts + 0.5)};
+  int64_t active = std::max<int64_t>(1, int64_t(std::ceil(routed)));
+  return {routed, active, std::max<int64_t>(1, int64_t(routed / double(active) + 0.5))};
 }
 
 double Shard::layerParams(int64_t layer) const {
@@ -80,13 +82,10 @@ double Shard::layerParams(int64_t layer) const {
   return attn + mlp + 2 * normParams(); // two norms, replicated
 }
 
-Shard makeShard(const ExperimentPoint &p) {
+Shard makeShard(const ir::Layout &layout, const ExperimentPoint &p) {
   Shard sh;
   sh.model = p.model;
-  const ParallelSpec &par = p.parallel;
-  ir::Layout &l = sh.layout;
-  l.tp = par.tp, l.cp = par.cp, l.pp = par.pp, l.dp = par.dp, l.ep = par.ep;
-  l.sp = par.sp;
+  sh.layout = layout;
   sh.training = p.isTraining();
   sh.dtype = p.precision();
   sh.d = sh.kvBytes = bytesOf(sh.dtype);
@@ -94,8 +93,6 @@ Shard makeShard(const ExperimentPoint &p) {
     sh.flash = t->flashAttention;
     sh.b = t->microBatch;
     sh.seq = t->seq;
-    l.virtualStages = t->virtualStages;
-    l.microbatches = t->globalBatch / (sh.b * l.dp);
     sh.recompute = t->recompute;
     sh.optimizer = t->optimizer;
     sh.zero = t->fsdp ? 3 : t->zero;
@@ -109,16 +106,7 @@ Shard makeShard(const ExperimentPoint &p) {
     sh.decodeSamples = i.decodeSamples;
     sh.kvBytes = bytesOf(i.kvPrecision);
   }
-  int64_t chunks = l.pp * l.virtualStages;
-  int64_t first = par.firstStageLayers, last = par.lastStageLayers;
-  int64_t middle = l.pp - (first > 0) - (last > 0);
-  int64_t even = middle > 0 ? (sh.model.layers - first - last) / middle : 0;
-  sh.chunkStart.push_back(0);
-  for (int64_t i = 0; i < chunks; ++i) {
-    bool uneven = first > 0 || last > 0;
-    int64_t n = !uneven ? sh.model.layers / chunks : i == 0 && first > 0 ? first : i == chunks - 1 && last > 0 ? last : even;
-    sh.chunkStart.push_back(sh.chunkStart.back() + n);
-  }
+  const ir::Layout &l = sh.layout;
   sh.s = sh.seq / l.cp;
   sh.tokens = sh.b * sh.s;
   sh.kvTokens = sh.s * l.cp;

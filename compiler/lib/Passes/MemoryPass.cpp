@@ -8,7 +8,8 @@
 // and freed when its backward ends, in the order the schedule runs them.
 //===----------------------------------------------------------------------===//
 #include "rapid/Passes/Memory.h"
-#include "rapid/Passes/RankLayout.h"
+#include "rapid/Passes/Pipeline.h"
+#include "rapid/IR/RankLayout.h"
 
 #include "rapid/Sema/PointPrinter.h"
 #include "rapid/Spec/Specs.h"
@@ -53,19 +54,15 @@ double activationPeak(const ir::Graph &g, const ir::MemoryFacts &mf) {
 
 } // namespace
 
-const StageMemory &MemoryReport::worst() const {
-  const StageMemory *w = &stages.front();
-  for (const StageMemory &s : stages)
-    if (s.peak > w->peak) w = &s;
-  return *w;
-}
+void memoryPass(ir::Program &prog, const ExperimentPoint &point) { prog.memoryReport = analyzeMemory(prog, point); }
 
 MemoryReport analyzeMemory(const ir::Program &prog, const ExperimentPoint &point) {
+  if (prog.memoryReport) return *prog.memoryReport;
   const GpuSpec &gpu = point.gpu;
   const ir::MemoryFacts &mf = prog.memory;
   const ir::Layout &L = prog.layout;
   double dp = double(L.dp * L.cp); // ZeRO shards over every rank holding the same weights
-  RankLayout ranks(L, point);
+  RankLayout ranks(L);
   MemoryReport r;
   for (const ir::Graph &g : prog.stages) {
     StageMemory m;

@@ -3,7 +3,6 @@
 
 #include "rapid/IR/Printer.h"
 #include "rapid/IR/Verifier.h"
-#include "rapid/Lower/Lower.h"
 
 #include "llvm/Support/ErrorHandling.h"
 
@@ -24,14 +23,19 @@ void dump(const ir::Program &prog, const char *after, const PipelineOptions &opt
 
 } // namespace
 
-ir::Program compilePoint(const ExperimentPoint &point, const PipelineOptions &opts) {
-  static const Pass passes[] = {
+std::span<const Pass> passes() {
+  static const Pass list[] = {
+      {"layout", layoutPass},
+      {"schedule", schedulePass},
       {"cost", costPass},
+      {"memory", memoryPass},
   };
-  ir::Program prog = lowerPoint(point);
-  verifyOrDie(prog, "lower");
-  dump(prog, "lower", opts);
-  for (const Pass &pass : passes) {
+  return list;
+}
+
+ir::Program compilePoint(const ExperimentPoint &point, const PipelineOptions &opts) {
+  ir::Program prog;
+  for (const Pass &pass : passes()) {
     pass.run(prog, point);
     verifyOrDie(prog, pass.name);
     dump(prog, pass.name, opts);

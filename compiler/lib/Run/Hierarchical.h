@@ -3,7 +3,7 @@
 
 #include "rapid/Engine/Simulator.h"
 #include "rapid/IR/IR.h"
-#include "rapid/Passes/RankLayout.h"
+#include "rapid/IR/RankLayout.h"
 
 #include <compare>
 #include <map>

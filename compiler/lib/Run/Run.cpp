@@ -20,7 +20,7 @@
 #include "rapid/IR/Printer.h"
 #include "rapid/Network/Network.h"
 #include "rapid/Passes/Pipeline.h"
-#include "rapid/Passes/RankLayout.h"
+#include "rapid/IR/RankLayout.h"
 #include "rapid/Report/Report.h"
 #include "rapid/Spec/Specs.h"
 
@@ -42,7 +42,7 @@ void trainingFigures(RunResult &r, const engine::SimResult &sim, const ir::Progr
 }
 
 void inferenceFigures(RunResult &r, const engine::SimResult &sim, const ir::Program &prog, const ExperimentPoint &p) {
-  RankLayout layout(prog.layout, p);
+  RankLayout layout(prog.layout);
   int64_t lastStage = prog.layout.pp - 1, rank = layout.firstRankOfStage(lastStage);
   const ir::Graph &g = prog.stages[lastStage];
   std::vector<int64_t> endPs(prog.decode.size() + 1, 0); // per unit: last op's end
@@ -109,7 +109,7 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
   ir::Program probe = run::probeProgram(prog);
   llvm::Expected<engine::SimResult> layers = simulate(probe, point, true, "", extra);
   if (!layers) return layers.takeError();
-  RankLayout layout(prog.layout, point);
+  RankLayout layout(prog.layout);
   return simulate(run::pipelineProgram(prog, run::blockTimes(probe, *layers, layout)), point, false, timeline, extra);
 }
 

@@ -4,7 +4,7 @@
 #include "rapid/Emit/ChakraNodes.h"
 #include "rapid/Emit/RuntimeInputs.h"
 #include "rapid/Network/Faults.h"
-#include "rapid/Passes/RankLayout.h"
+#include "rapid/IR/RankLayout.h"
 
 #include "et_def.pb.h"
 
@@ -13,7 +13,7 @@
 namespace rapid::run {
 
 llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const ExperimentPoint &point) {
-  RankLayout layout(prog.layout, point);
+  RankLayout layout(prog.layout);
   emit::Groups groups(prog, layout);
   Simulation sim;
   sim.groups = groups.runtimeGroups();

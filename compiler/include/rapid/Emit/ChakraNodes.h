@@ -8,7 +8,7 @@
 #pragma once
 
 #include "rapid/Collectives/CommGroups.h"
-#include "rapid/Passes/RankLayout.h"
+#include "rapid/IR/RankLayout.h"
 
 #include <map>
 

@@ -16,6 +16,7 @@
 #include "rapid/Support/Units.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,14 +97,29 @@ struct Graph {
   }
 };
 
-/// The parallel layout lowering used, for the emitter and reports.
+/// The parallel layout, decided by the layout pass: degrees, which layers
+/// each stage runs, and how the degrees lie over the network's ranks.
 struct Layout {
   int64_t tp = 1, cp = 1, pp = 1, dp = 1, ep = 1;
   bool sp = false;
   int64_t virtualStages = 1;
   int64_t microbatches = 1;
+  /// First layer of each (chunk, stage), index chunk * pp + stage, then one
+  /// past the last layer.
+  std::vector<int64_t> chunkStart;
+  /// TP, CP, DP and PP over the rank numbers, fastest first (the `map`
+  /// statements' order; Megatron-LM's tp, cp, dp, pp without them).
+  std::vector<Group> rankOrder;
+  /// Ranks along each network dimension, dimension 0 (fastest) first.
+  std::vector<int64_t> dimSizes;
+
   /// Ranks that run each stage's program: one per TP x CP x DP coordinate.
   int64_t ranksPerStage() const { return tp * cp * dp; }
+  int64_t degree(Group g) const;
+  int64_t layerBegin(int64_t chunk, int64_t stage) const { return chunkStart[chunk * pp + stage]; }
+  int64_t layerEnd(int64_t chunk, int64_t stage) const { return chunkStart[chunk * pp + stage + 1]; }
+  /// Transformer layers of one stage over all its chunks.
+  int64_t stageLayers(int64_t stage) const;
 };
 
 /// What lowering knows about memory, for the memory pass: sizes come from
@@ -131,12 +147,33 @@ struct DecodeSample {
   double weight = 1;
 };
 
+/// Memory of one rank of a stage at its peak (bytes).
+struct StageMemory {
+  int32_t stage = 0;
+  int64_t rank = 0; ///< the stage's first rank
+  double weights = 0, gradients = 0, optimizer = 0, activations = 0, kvCache = 0, reserve = 0;
+  double peak = 0, capacity = 0;
+  double headroom() const { return capacity - peak; }
+};
+
+/// What the memory pass found: every stage's peak and whether it fits.
+struct MemoryReport {
+  std::vector<StageMemory> stages;
+  bool fits = true;
+  std::string reason; ///< "needs 93.4 GiB on rank 0 (stage 0) but 'a100_sxm_80gb' has 80 GiB"
+  const StageMemory &worst() const;
+};
+
+/// A point's program as the passes build it up: the layout pass fills
+/// `layout`, the schedule pass `stages`, `memory` and `decode`, the cost
+/// pass every op's time, the memory pass `memoryReport`.
 struct Program {
   std::string experiment;
   Layout layout;
   std::vector<Graph> stages;
   MemoryFacts memory;
   std::vector<DecodeSample> decode;
+  std::optional<MemoryReport> memoryReport;
 };
 
 const char *kindName(OpKind k);

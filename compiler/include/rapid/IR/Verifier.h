@@ -8,8 +8,10 @@
 namespace rapid::ir {
 
 /// Checks that deps point backwards (program order is topological), that
-/// compute ops have non-negative work, that collectives name a group and a
-/// size, and that every send has a matching recv on its peer stage.
+/// compute ops have non-negative work and a finite time, that GEMMs and
+/// attention have every dimension (m, n, k, batch) above zero, that
+/// collectives name a group and a size, and that every send has a matching
+/// recv on its peer stage.
 /// Returns "" or a description of the first violation; a violation is a
 /// bug in rapid, not in the user's input.
 std::string verify(const Program &p);

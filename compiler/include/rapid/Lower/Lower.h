@@ -1,21 +1,128 @@
-//===- Lower.h - Experiment points to operator graphs ----------*- C++ -*-===//
+//===- Lower.h - Op builders: layers, embedding, head, decode steps -*- C++ -*-===//
 //
-// Lowering turns one feasible training point into per-stage graphs:
-// transformer layers sharded by TP/SP/CP (Megatron-LM's column/row splits),
-// their backward and recompute, embedding and LM head on the first and last
-// stage, MoE dispatch over EP, pipeline send/recv, data-parallel gradient
-// collectives (bucketed; ZeRO/FSDP patterns) and the optimizer step, ordered
-// by the pipeline schedule (GPipe, 1F1B, interleaved 1F1B).
+// What one unit of work lowers to on one rank: transformer layers sharded by
+// TP/SP/CP (Megatron-LM's column/row splits), their backward and recompute,
+// the embedding and LM head, MoE dispatch over EP, a prefill or decode step.
+// The schedule pass (Passes/SchedulePass.cpp) calls these in the order the
+// pipeline schedule gives, on shard sizes fixed by the layout pass.
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "rapid/IR/IR.h"
 #include "rapid/Sema/Sema.h"
 
-namespace rapid {
+namespace rapid::lower {
 
-/// Lowers a feasible training point. Inference points lower to the forward
-/// graph of their prefill (decode steps are the runtime's job).
-ir::Program lowerPoint(const ExperimentPoint &p);
+using ir::Group;
+using ir::Op;
+using ir::OpKind;
+using ir::Phase;
 
-} // namespace rapid
+/// Shard sizes of one rank, fixed for the whole point by its layout.
+struct Shard {
+  ModelSpec model;
+  ir::Layout layout;
+  DType dtype = DType::BF16;
+  double d = 2;                ///< bytes per activation element
+  double kvBytes = 2;          ///< bytes per KV-cache element (inference.kv_precision)
+  int64_t b = 1;               ///< sequences per microbatch
+  int64_t seq = 0;             ///< full sequence length (inference: the prompt)
+  int64_t decodeTokens = 0;    ///< inference: generated tokens
+  int64_t decodeSamples = 0;   ///< inference: decode steps lowered
+  int64_t s = 0;               ///< tokens of a sequence on this rank (seq / cp)
+  int64_t tokens = 0;          ///< b * s
+  int64_t kvTokens = 0;        ///< keys each query attends over on this rank
+  bool decode = false;         ///< one new token per sequence against the KV cache
+  int64_t headsLocal = 0;      ///< query heads on this rank
+  int64_t kvLocal = 0;         ///< key/value width on this rank (heads * head_dim)
+  int64_t ffnLocal = 0;        ///< MLP columns on this rank (x2 for the gate of SwiGLU)
+  bool flash = true;
+  Recompute recompute = Recompute::None;
+  Optimizer optimizer = Optimizer::Adam;
+  bool training = true;
+  int64_t zero = 0;
+  double gradBucket = 0;
+  double gradBytes = 4;        ///< gradients are reduced in FP32 (Megatron's main_grad)
+
+  int64_t layerBegin(int64_t chunk, int64_t stage) const { return layout.layerBegin(chunk, stage); }
+  int64_t layerEnd(int64_t chunk, int64_t stage) const { return layout.layerEnd(chunk, stage); }
+  int64_t stageLayerCount(int64_t stage) const { return layout.stageLayers(stage); }
+
+  int64_t t() const { return layout.tp; }
+  bool sp() const { return layout.sp && layout.tp > 1; }
+  /// Elements of a [tokens, hidden] activation on this rank, split by SP.
+  double actElems() const { return double(tokens) * model.hidden / (sp() ? t() : 1); }
+  bool isMoeLayer(int64_t layer) const {
+    return model.experts > 1 && (layer + 1) % model.moeEvery == 0;
+  }
+  /// An MoE layer's expert GEMMs on this rank: `routed` token-expert pairs
+  /// (tokens x top_k x capacity factor; the dispatch all-to-all brings a
+  /// rank as many as it sends) over `active` of its local experts, `rows`
+  /// tokens each. With fewer pairs than local experts (decode at small
+  /// batch) only as many experts run, one row each, never zero.
+  struct ExpertWork {
+    double routed;
+    int64_t active, rows;
+  };
+  ExpertWork expertWork() const;
+  /// Parameters of one norm: LayerNorm's scale and bias, RMSNorm's scale.
+  double normParams() const { return double(model.hidden) * (model.norm == Norm::RmsNorm ? 1 : 2); }
+  /// Parameters of one layer held by one rank (before ZeRO sharding).
+  double layerParams(int64_t layer) const;
+};
+
+/// The shard sizes of `p` under the layout pass's `layout`.
+Shard makeShard(const ir::Layout &layout, const ExperimentPoint &p);
+
+/// Appends ops to a graph as a chain: each op waits for the previous one,
+/// plus any detached ops (overlapped collectives, receives) named by `after`.
+class Chain {
+public:
+  explicit Chain(ir::Graph &g) : g(g) {}
+  uint32_t add(Op op);
+  /// Adds an op that depends only on `deps` and on nothing in the chain.
+  uint32_t addDetached(Op op, std::vector<uint32_t> deps);
+  void after(uint32_t idx) { pending.push_back(idx); }
+  uint32_t last() const { return lastIdx; }
+  bool empty() const { return lastIdx == kNone; }
+  ir::Graph &graph() { return g; }
+  static constexpr uint32_t kNone = ~0u;
+
+  // Context stamped onto every op.
+  Phase phase = Phase::Forward;
+  int32_t layer = -1, micro = -1;
+  DType dtype = DType::BF16;
+
+private:
+  ir::Graph &g;
+  uint32_t lastIdx = kNone;
+  std::vector<uint32_t> pending;
+};
+
+// Op builders (Ops.cpp).
+Op p2p(OpKind kind, const char *name, int64_t peerStage, int32_t tag, double bytes);
+Op gemm(const char *name, int64_t m, int64_t n, int64_t k, int64_t batch = 1);
+Op pointwise(OpKind kind, const char *name, double elems, double flopsPerElem, double bytesPerElem, double d);
+Op collective(OpKind kind, const char *name, Group g, double commBytes);
+/// The optimizer's update of `params` parameters: FP32 master weights and
+/// state, FLOPs and bytes per parameter in docs/lowering.md.
+Op optimizerStep(const Shard &sh, double params);
+
+// Inference.cpp
+std::vector<ir::DecodeSample> decodeSamples(int64_t prefill, int64_t decode, int64_t samples);
+void buildInferenceStage(const Shard &sh, ir::Graph &g, int64_t stage, const std::vector<ir::DecodeSample> &samples);
+
+// Activations.cpp: what memory the program needs, for the memory pass.
+double stageParams(const Shard &sh, int64_t stage);
+double storedAll(const Shard &sh, int64_t layer);
+void memoryFacts(const Shard &sh, ir::Program &prog);
+
+// Layer.cpp
+void layerForward(Chain &c, const Shard &sh, int64_t layer);
+void layerBackward(Chain &c, const Shard &sh, int64_t layer);
+void embeddingForward(Chain &c, const Shard &sh);
+void embeddingBackward(Chain &c, const Shard &sh);
+void headForward(Chain &c, const Shard &sh);
+void headBackward(Chain &c, const Shard &sh);
+
+} // namespace rapid::lower

@@ -1,10 +1,22 @@
 //===- Pipeline.h - The compiler pipeline for one point --------*- C++ -*-===//
+//
+// A point becomes a program by four passes, in this order, each filling
+// what the IR's Program says it fills:
+//   layout    degrees, layers per stage, degrees over the network's ranks
+//   schedule  each stage's ops in pipeline-schedule order, memory facts
+//   cost      a time and a bound for every compute op
+//   memory    every stage's peak memory and whether the point fits
+// The verifier runs after each one; `--print-after-all` prints the IR after
+// each one.
+//===----------------------------------------------------------------------===//
 #pragma once
 
 #include "rapid/IR/IR.h"
 #include "rapid/Sema/Sema.h"
 
 #include "llvm/Support/raw_ostream.h"
+
+#include <span>
 
 namespace rapid {
 
@@ -20,11 +32,16 @@ struct Pass {
   void (*run)(ir::Program &prog, const ExperimentPoint &point);
 };
 
-/// Lowers one feasible point and runs every pass over it, verifying the IR
-/// between passes.
+/// The passes, in pipeline order.
+std::span<const Pass> passes();
+
+/// Runs every pass over one feasible point, verifying the IR between passes.
 ir::Program compilePoint(const ExperimentPoint &point, const PipelineOptions &opts);
 
 // The passes, each in its own file.
+void layoutPass(ir::Program &prog, const ExperimentPoint &point);
+void schedulePass(ir::Program &prog, const ExperimentPoint &point);
 void costPass(ir::Program &prog, const ExperimentPoint &point);
+void memoryPass(ir::Program &prog, const ExperimentPoint &point);
 
 } // namespace rapid

@@ -1,46 +1,15 @@
 //===- RankLayout.cpp -----------------------------------------------------===//
-#include "rapid/Passes/RankLayout.h"
+#include "rapid/IR/RankLayout.h"
 
 #include <algorithm>
 
 namespace rapid {
-namespace {
 
-ir::Group groupNamed(const std::string &n) {
-  return n == "tp" ? ir::Group::TP : n == "cp" ? ir::Group::CP : n == "dp" ? ir::Group::DP : ir::Group::PP;
-}
-
-} // namespace
-
-RankLayout::RankLayout(const ir::Layout &l, const ExperimentPoint &p) : ep(l.ep) {
-  auto size = [&](ir::Group g) {
-    return g == ir::Group::TP ? l.tp : g == ir::Group::CP ? l.cp : g == ir::Group::DP ? l.dp : l.pp;
-  };
-  std::vector<ir::Group> order;
-  if (p.mapping.empty()) {
-    order = {ir::Group::TP, ir::Group::CP, ir::Group::DP, ir::Group::PP};
-  } else {
-    // Maps in the order of their first dimension in the network.
-    auto dimIndex = [&](const std::string &d) {
-      for (size_t i = 0; i < p.network.dims.size(); ++i)
-        if (p.network.dims[i].name == d) return i;
-      return p.network.dims.size();
-    };
-    std::vector<const DegreeMapping *> maps;
-    for (const DegreeMapping &m : p.mapping) maps.push_back(&m);
-    std::stable_sort(maps.begin(), maps.end(), [&](auto *a, auto *b) {
-      return dimIndex(a->dims.front()) < dimIndex(b->dims.front());
-    });
-    for (const DegreeMapping *m : maps)
-      for (const std::string &d : m->degrees) order.push_back(groupNamed(d));
-    for (ir::Group g : {ir::Group::TP, ir::Group::CP, ir::Group::DP, ir::Group::PP}) // unmapped ones are 1
-      if (std::find(order.begin(), order.end(), g) == order.end()) order.push_back(g);
+RankLayout::RankLayout(const ir::Layout &l) : dimSizes(l.dimSizes), ep(l.ep) {
+  for (ir::Group g : l.rankOrder) {
+    digits.push_back({g, l.degree(g), total});
+    total *= l.degree(g);
   }
-  for (ir::Group g : order) {
-    digits.push_back({g, size(g), total});
-    total *= size(g);
-  }
-  for (const DimensionSpec &d : p.network.dims) dimSizes.push_back(d.size);
 }
 
 const RankLayout::Digit *RankLayout::digit(ir::Group g) const {

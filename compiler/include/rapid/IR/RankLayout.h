@@ -1,21 +1,18 @@
 //===- RankLayout.h - Which rank runs which shard --------------*- C++ -*-===//
 //
-// Ranks are numbered over the network with dimension 0 fastest. Parallel
-// degrees are laid over that numbering in the order the experiment's `map`
-// statements give (the dimensions' order, and inside one `map` the degrees
-// as written, first fastest); without maps, Megatron-LM's order: tp fastest,
-// then cp, dp, pp. EP groups are blocks of ep consecutive DP ranks.
+// A view of the layout pass's result (ir::Layout::rankOrder): rank numbers
+// as mixed-radix numbers whose digits are the TP, CP, DP and PP coordinates,
+// fastest first. EP groups are blocks of ep consecutive DP ranks.
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "rapid/IR/IR.h"
-#include "rapid/Sema/Sema.h"
 
 namespace rapid {
 
 class RankLayout {
 public:
-  RankLayout(const ir::Layout &layout, const ExperimentPoint &point);
+  explicit RankLayout(const ir::Layout &layout);
 
   int64_t ranks() const { return total; }
   /// The rank's index along a parallel degree (its stage for PP).

@@ -1,4 +1,4 @@
-//===- Schedule.cpp - Stage programs in pipeline-schedule order -----------===//
+//===- SchedulePass.cpp - Stage programs in pipeline-schedule order -------===//
 //
 // Each stage runs forward (F) and backward (B) units, one per microbatch and
 // model chunk, in the order its schedule gives:
@@ -11,10 +11,14 @@
 // reduced over DP in buckets as the last backward of each chunk produces
 // them, and the step ends with the optimizer (and ZeRO's parameter gathers).
 //===----------------------------------------------------------------------===//
-#include "LowerImpl.h"
+#include "rapid/Passes/Pipeline.h"
 
-namespace rapid::lower {
+#include "rapid/Lower/Lower.h"
+
+namespace rapid {
 namespace {
+
+using namespace lower;
 
 struct Unit {
   bool forward;
@@ -185,33 +189,15 @@ private:
 
 } // namespace
 
-double stageParams(const Shard &sh, int64_t stage) {
-  const ir::Layout &L = sh.layout;
-  double embedding = double(sh.model.vocab) * sh.model.hidden / sh.t(), p = 0;
-  for (int64_t chunk = 0; chunk < L.virtualStages; ++chunk)
-    for (int64_t l = sh.layerBegin(chunk, stage), e = sh.layerEnd(chunk, stage); l < e; ++l) p += sh.layerParams(l);
-  if (stage == 0) p += embedding;
-  // A tied LM head is the embedding itself unless it lives on another stage.
-  if (stage == L.pp - 1 && !(sh.model.tiedEmbeddings && L.pp == 1)) p += embedding;
-  return p;
-}
-
-} // namespace rapid::lower
-
-namespace rapid {
-
-ir::Program lowerPoint(const ExperimentPoint &p) {
-  lower::Shard sh = lower::makeShard(p);
-  ir::Program prog;
-  prog.experiment = p.experiment;
-  prog.layout = sh.layout;
+void schedulePass(ir::Program &prog, const ExperimentPoint &p) {
+  lower::Shard sh = lower::makeShard(prog.layout, p);
   if (!sh.training)
     prog.decode = lower::decodeSamples(sh.seq, sh.decodeTokens, sh.decodeSamples);
   for (int64_t s = 0; s < sh.layout.pp; ++s) {
     ir::Graph g;
     g.stage = int32_t(s);
     if (sh.training)
-      lower::StageBuilder(sh, g, s, p.training->schedule).build();
+      StageBuilder(sh, g, s, p.training->schedule).build();
     else
       lower::buildInferenceStage(sh, g, s, prog.decode);
     prog.stages.push_back(std::move(g));
@@ -219,7 +205,6 @@ ir::Program lowerPoint(const ExperimentPoint &p) {
     prog.memory.stageLayers.push_back(sh.stageLayerCount(s));
   }
   lower::memoryFacts(sh, prog);
-  return prog;
 }
 
 } // namespace rapid
