@@ -14,7 +14,7 @@ net::NetworkSpec networkSpec(const ExperimentPoint &p) {
     ds.shape = net::topologyKind(d.kind).axes(d.extents);
     ds.bandwidth = d.bandwidth * p.gpu.calibrationNetwork;
     ds.latency = d.latency;
-    ds.leafSize = int(d.size); // FatTree(n): one leaf of n ranks
+    ds.leafSize = int(d.leafSize > 0 ? d.leafSize : d.size);
     ds.oversubscription = d.oversubscription;
     spec.dims.push_back(std::move(ds));
   }

@@ -220,16 +220,24 @@ void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
   c.add(norm(sh, "attn.norm.bwd", true));
 }
 
+/// A token lookup reads a row and writes it; learned positions also read the
+/// position's row and add it (1 FLOP, 3 accesses per element). Backward
+/// scatter-adds into the token rows (read dY, read and write the gradient)
+/// and, with learned positions, adds into the position rows too.
 void embeddingForward(Chain &c, const Shard &sh) {
   c.layer = -1;
-  c.add(pointwise(OpKind::Embedding, "embed", double(sh.tokens) * sh.model.hidden, 0, 2, sh.d));
+  bool learned = sh.model.learnedPositions();
+  c.add(pointwise(OpKind::Embedding, "embed", double(sh.tokens) * sh.model.hidden, learned ? 1 : 0, learned ? 3 : 2,
+                  sh.d));
   tpReduce(c, sh, "embed.tp.allreduce", "embed.sp.reducescatter"); // vocabulary-parallel lookup
 }
 
 void embeddingBackward(Chain &c, const Shard &sh) {
   c.layer = -1;
   spGather(c, sh, "embed.sp.grad_allgather");
-  c.add(pointwise(OpKind::Embedding, "embed.wgrad", double(sh.tokens) * sh.model.hidden, 1, 3, sh.d));
+  bool learned = sh.model.learnedPositions();
+  c.add(pointwise(OpKind::Embedding, "embed.wgrad", double(sh.tokens) * sh.model.hidden, learned ? 2 : 1,
+                  learned ? 5 : 3, sh.d));
 }
 
 void headForward(Chain &c, const Shard &sh) {

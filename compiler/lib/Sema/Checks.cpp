@@ -62,6 +62,7 @@ struct Checker {
       fail("parallel.tp", "tp = {} neither divides nor is a multiple of the {} key/value heads {}", tp, kv, of);
     divides("tp", m.ffn, "MLP columns " + of);
     stageLayers(of);
+    positions(of);
     int64_t experts = m.experts, ep = par.ep;
     if (ep > 1 && experts % ep != 0)
       fail("parallel.ep", "ep = {} does not divide the {} experts {}", ep, experts, of);
@@ -70,6 +71,16 @@ struct Checker {
     if (m.topK > experts)
       problems.push_back({fmt::format("moe.top_k = {} exceeds the {} experts {}", m.topK, experts, of),
                           exp.decl->name.range});
+  }
+
+  /// A learned position table has a row per position up to max_seq.
+  void positions(const std::string &of) {
+    if (!m.learnedPositions()) return;
+    int64_t tokens = p.training ? p.training->seq : p.inference ? p.inference->prefill + p.inference->decode : 0;
+    if (tokens > m.maxSeq)
+      fail(p.training ? "training.seq" : "inference.prefill",
+           "a sequence of {} tokens exceeds the {} positions of the learned position table {} (max_seq)", tokens,
+           m.maxSeq, of);
   }
 
   /// Even stages need pp (times the virtual stages) to divide the layers;

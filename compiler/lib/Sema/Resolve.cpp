@@ -95,12 +95,26 @@ TopologySpec Sema::resolveTopology(const Record &r, const FieldValues *overrides
     dim.kind = kind->kind;
     dim.extents = std::move(extents);
     dim.size = size;
+    checkFatTreeFields(dim, d.stmt->name.range);
     t.gpus *= size;
     t.dims.push_back(std::move(dim));
   }
   if (r.dims.empty())
     diags.report(DiagID::MissingField, r.decl->name.range, noun(r), "dim");
   return t;
+}
+
+void Sema::checkFatTreeFields(const DimensionSpec &d, llvm::SMRange at) {
+  if (d.kind != net::DimKind::FatTree) {
+    if (d.leafSize != 0 || d.oversubscription != 1)
+      diags.report(DiagID::BadCall, at,
+                   fmt::format("'leaf_size' and 'oversubscription' shape a FatTree; dimension '{}' is a {}", d.name,
+                               net::dimKindName(d.kind)));
+    return;
+  }
+  if (d.leafSize > d.size)
+    diags.report(DiagID::BadCall, at,
+                 fmt::format("leaf_size = {} exceeds the {} ranks of dimension '{}'", d.leafSize, d.size, d.name));
 }
 
 FaultsSpec Sema::resolveFaults(const Record &r) {

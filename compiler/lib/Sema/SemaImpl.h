@@ -161,6 +161,8 @@ public:
   const Record *resolveRef(const Value &v, std::string_view kind);
   TopologySpec resolveTopology(const Record &r, const FieldValues *overrides);
   FaultsSpec resolveFaults(const Record &r);
+  /// leaf_size and oversubscription shape a FatTree and nothing else.
+  void checkFatTreeFields(const DimensionSpec &dim, llvm::SMRange at);
   // Checks.cpp: feasibility problems of a resolved point.
   struct Problem {
     std::string message;

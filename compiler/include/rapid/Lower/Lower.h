@@ -65,6 +65,11 @@ struct Shard {
     int64_t active, rows;
   };
   ExpertWork expertWork() const;
+  /// A learned position table of max_seq x h on the first stage, replicated
+  /// over TP (Megatron-LM's position embedding is not vocabulary-parallel).
+  double positionParams() const {
+    return model.learnedPositions() ? double(model.maxSeq) * double(model.hidden) : 0;
+  }
   /// Parameters of one norm: LayerNorm's scale and bias, RMSNorm's scale.
   double normParams() const { return double(model.hidden) * (model.norm == Norm::RmsNorm ? 1 : 2); }
   /// Parameters of one layer held by one rank (before ZeRO sharding).
