@@ -80,7 +80,7 @@ void Sema::addBody(Record &r, const ast::Block &b, const std::string &prefix, Se
     } else if (auto *d = llvm::dyn_cast<ast::DimStmt>(&s); d && kind == "topology") {
       addDim(r, *d);
     } else if (auto *f = llvm::dyn_cast<ast::LinkFaultStmt>(&s); f && kind == "faults") {
-      r.linkFaults.push_back(f); // its fields are bound when the fault set resolves
+      r.linkFaults.push_back({f, {}}); // its fields are bound when the fault set resolves
     } else if (auto *m = llvm::dyn_cast<ast::MapStmt>(&s); m && kind == "experiment") {
       if (r.mapsInherited) {
         r.maps.clear();

@@ -8,7 +8,9 @@
 
 #include "rapid/Parse/Parser.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Regex.h"
 
 namespace rapid::sema {
 
@@ -55,15 +57,32 @@ void Sema::applyOverrides() {
                                                         didYouMean(declName, names)));
       continue;
     }
-    std::string text = o.substr(dot + 1, eq - dot - 1) + " = " + o.substr(eq + 1) + ";";
+    std::string field = o.substr(dot + 1, eq - dot - 1);
+    // A link fault is named by its dimension and endpoints: `fast(0,1).derate`.
+    static const llvm::Regex linkField("^([A-Za-z_][A-Za-z0-9_]*)\\( *([0-9]+) *, *([0-9]+) *\\)\\.(.+)$");
+    llvm::SmallVector<llvm::StringRef, 5> match;
+    std::vector<std::string> link(match.size());
+    if (linkField.match(field, &match)) {
+      link.assign(match.begin(), match.end());
+      field = link[4];
+    }
+    std::string text = field + " = " + o.substr(eq + 1) + ";";
     unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "<--set>"), {});
     ast::StmtPtr s = parseStatement(id, diags);
     if (s && !llvm::isa<ast::AssignStmt>(*s)) {
       diags.report(DiagID::BadOverride, s->getRange(), "--set takes one FIELD=VALUE");
       continue;
     }
-    if (s)
+    if (s && !link.empty()) {
+      int64_t a = 0, b = 0;
+      if (llvm::StringRef(link[2]).getAsInteger(10, a) || llvm::StringRef(link[3]).getAsInteger(10, b)) {
+        diags.report(DiagID::BadOverride, s->getRange(), fmt::format("link endpoints out of range in '{}'", o));
+        continue;
+      }
+      linkOverrides[declName].push_back({link[1], a, b, std::move(s)});
+    } else if (s) {
       overrideStmts[declName].push_back(std::move(s));
+    }
   }
 }
 
@@ -112,7 +131,31 @@ void Sema::buildRecord(const ast::Decl &d) {
   Seen fromCommandLine;
   for (const ast::StmtPtr &s : overrideStmts[d.name.name])
     bindOverride(r, llvm::cast<ast::AssignStmt>(*s), fromCommandLine);
+  for (const LinkOverride &o : linkOverrides[d.name.name])
+    bindLinkOverride(r, o);
   records.emplace(d.name.name, std::move(r));
+}
+
+void Sema::bindLinkOverride(Record &r, const LinkOverride &o) {
+  const auto &a = llvm::cast<ast::AssignStmt>(*o.stmt);
+  Evaluator ev(diags, [](const ast::NameExpr &) { return std::nullopt; });
+  auto endpoint = [&](const ast::Expr &e) { Value v = ev.eval(e); return v.isNumber() ? int64_t(v.num()) : -1; };
+  std::vector<std::string> names;
+  for (Record::LinkFault &f : r.linkFaults) {
+    int64_t x = endpoint(*f.stmt->a), y = endpoint(*f.stmt->b);
+    names.push_back(fmt::format("{}({}, {})", f.stmt->dim.name, x, y));
+    if (f.stmt->dim.name != o.dim || !((x == o.a && y == o.b) || (x == o.b && y == o.a))) continue;
+    if (f.stmt->hard) {
+      diags.report(DiagID::BadOverride, a.path.range, "a hard fault removes the link; it takes no fields");
+      return;
+    }
+    Seen own;
+    bind(f.fromCommandLine, linkFaultSchema(), "a link fault", a, "", own);
+    return;
+  }
+  diags.report(DiagID::BadOverride, a.path.range,
+               fmt::format("{} has no link fault {}({}, {}){}", noun(r), o.dim, o.a, o.b,
+                           names.empty() ? std::string() : "; it has " + llvm::join(names, ", ")));
 }
 
 void Sema::bindOverride(Record &r, const ast::AssignStmt &a, Seen &seen) {

@@ -121,13 +121,15 @@ FaultsSpec Sema::resolveFaults(const Record &r) {
   FaultsSpec f;
   f.name = r.name();
   Evaluator ev(diags, [](const ast::NameExpr &) { return std::nullopt; });
-  for (const ast::LinkFaultStmt *s : r.linkFaults) {
+  for (const Record::LinkFault &fault : r.linkFaults) {
+    const ast::LinkFaultStmt *s = fault.stmt;
     LinkFaultSpec lf;
     Bindings b;
     Seen own;
     for (const ast::StmtPtr &x : s->body.stmts)
       if (auto *a = llvm::dyn_cast<ast::AssignStmt>(x.get()); a && !s->hard)
         bind(b, linkFaultSchema(), "a link fault", *a, "", own);
+    for (const auto &[path, binding] : fault.fromCommandLine) b[path] = binding;
     if (!s->hard)
       lf = typedSpec<LinkFaultSpec>(
           RecordScope(*this, linkFaultSchema(), b, nullptr, nullptr, "link fault", s->dim.range).all());

@@ -61,7 +61,11 @@ struct Record {
     Bindings fields;
   };
   std::vector<Dim> dims;
-  std::vector<const ast::LinkFaultStmt *> linkFaults;
+  struct LinkFault {
+    const ast::LinkFaultStmt *stmt;
+    Bindings fromCommandLine; ///< `--set DECL.DIM(A,B).FIELD=VALUE`
+  };
+  std::vector<LinkFault> linkFaults;
   struct Random {
     const ast::SectionStmt *stmt;
     Bindings fields;
@@ -141,6 +145,13 @@ private:
 
 class Sema {
 public:
+  /// `--set flaky.fast(0,1).derate=25 %`: a field of one link fault.
+  struct LinkOverride {
+    std::string dim;
+    int64_t a, b;
+    ast::StmtPtr stmt;
+  };
+
   Sema(const SemaOptions &opts, DiagnosticEngine &diags) : diags(diags), opts(opts) {}
   std::optional<Program> run(const std::string &file);
   /// Loads `imports` and resolves the declaration `name` of `kind` alone.
@@ -190,6 +201,7 @@ private:
   /// A `--set` for declaration `r`: a field of its own, or of one of its
   /// dimensions (`nvlink.bandwidth`) or random fault sections (`flaky_link.samples`).
   void bindOverride(Record &r, const ast::AssignStmt &a, Seen &seen);
+  void bindLinkOverride(Record &r, const LinkOverride &o);
   void bind(Bindings &fields, const KindSchema &schema, const std::string &owner, const ast::AssignStmt &s,
             const std::string &prefix, Seen &seen, std::set<std::string> *sections = nullptr, size_t strip = 0);
   void applyOverrides();
@@ -202,6 +214,7 @@ private:
   std::map<std::string, const ast::Decl *> decls;
   std::map<std::string, Record> records;
   std::map<std::string, std::vector<ast::StmtPtr>> overrideStmts; ///< by decl name
+  std::map<std::string, std::vector<LinkOverride>> linkOverrides; ///< by decl name
   std::map<const FieldSpec *, ast::StmtPtr> defaults;
   std::vector<const ast::Decl *> building; ///< derivation chain being built, for cycles
   const ast::Module *root = nullptr;
