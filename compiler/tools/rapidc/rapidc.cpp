@@ -11,7 +11,7 @@
 #include "rapid/Parse/Parser.h"
 #include "rapid/Passes/Memory.h"
 #include "rapid/Passes/Pipeline.h"
-#include "rapid/Run/Run.h"
+#include "rapid/Driver/Run.h"
 #include "rapid/Sema/PointPrinter.h"
 #include "rapid/Sema/Sema.h"
 #include "rapid/Spec/Docs.h"

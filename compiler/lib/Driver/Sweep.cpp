@@ -1,5 +1,5 @@
 //===- Sweep.cpp - Many points: in parallel, resumable, sorted ------------===//
-#include "rapid/Run/Run.h"
+#include "rapid/Driver/Run.h"
 #include "rapid/Support/Files.h"
 
 #include "llvm/Support/FileSystem.h"

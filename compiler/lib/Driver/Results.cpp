@@ -3,7 +3,7 @@
 // A point's result is one JSON object; the text table and the CSV file are
 // views of it, so resumed results (read back from JSON) print the same way.
 //===----------------------------------------------------------------------===//
-#include "rapid/Run/Run.h"
+#include "rapid/Driver/Run.h"
 
 #include "rapid/Sema/PointPrinter.h"
 

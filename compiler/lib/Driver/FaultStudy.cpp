@@ -6,7 +6,7 @@
 // SplitMix64 with Box-Muller normals, so the same seed gives the same
 // faults on every platform and library.
 //===----------------------------------------------------------------------===//
-#include "rapid/Run/Run.h"
+#include "rapid/Driver/Run.h"
 
 #include "rapid/Emit/RuntimeInputs.h"
 

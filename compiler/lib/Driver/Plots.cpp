@@ -7,7 +7,7 @@
 //                     as a dot, the mean as a bar, against 1x (no faults).
 // Plain SVG written by hand: no dependency, same bytes for the same input.
 //===----------------------------------------------------------------------===//
-#include "rapid/Run/Run.h"
+#include "rapid/Driver/Run.h"
 #include "rapid/Support/Files.h"
 
 #include "llvm/Support/JSON.h"
