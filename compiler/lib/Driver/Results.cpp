@@ -19,11 +19,26 @@ std::string seconds(double s) { return formatSeconds(Seconds(s)); }
 
 double num(const llvm::json::Object &o, llvm::StringRef key) { return o.getNumber(key).value_or(0); }
 
+std::string jsonQuote(const std::string &s) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::json::OStream(os).value(s);
+  return out;
+}
+
+std::string valueJson(const Value &v) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::json::OStream j(os);
+  v.writeJson(j);
+  return out;
+}
+
 } // namespace
 
 std::string resultJson(const ExperimentPoint &p, const RunResult *r) {
   std::string point;
-  for (const auto &[name, v] : p.point) point += (point.empty() ? "" : ",") + jsonQuote(name) + ":" + v.json();
+  for (const auto &[name, v] : p.point) point += (point.empty() ? "" : ",") + jsonQuote(name) + ":" + valueJson(v);
   std::string why = !p.feasible ? p.reason : r && !r->memory.fits ? r->memory.reason : "";
   std::string out = fmt::format("{{\"experiment\":{},\"sweep\":{},\"point\":{{{}}},\"label\":{},\"workload\":{},"
                                 "\"feasible\":{},\"reason\":{},\"gpus\":{}",
