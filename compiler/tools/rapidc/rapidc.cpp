@@ -11,7 +11,7 @@
 #include "rapid/Parse/Parser.h"
 #include "rapid/Passes/Memory.h"
 #include "rapid/Passes/Pipeline.h"
-#include "rapid/Driver/Run.h"
+#include "rapid/Driver/Sweep.h"
 #include "rapid/Sema/PointPrinter.h"
 #include "rapid/Sema/Sema.h"
 #include "rapid/Spec/Docs.h"
@@ -165,18 +165,19 @@ int runAll(const Program &prog, DiagnosticEngine &diags) {
     diags.report(DiagID::BadOption, {}, "--resume needs --output PREFIX: it continues PREFIX.jsonl.partial");
     return 1;
   }
-  llvm::Expected<std::vector<std::string>> lines = runSweep(prog.points, so);
-  if (!lines) {
-    diags.report(DiagID::BadOption, {}, llvm::toString(lines.takeError()));
+  llvm::Expected<std::vector<PointResult>> results = runSweep(prog.points, so);
+  if (!results) {
+    diags.report(DiagID::BadOption, {}, llvm::toString(results.takeError()));
     return 1;
   }
   if (!plotPrefix.empty())
-    if (llvm::Error e = writePlots(plotPrefix, *lines)) {
+    if (llvm::Error e = writePlots(plotPrefix, *results)) {
       diags.report(DiagID::BadOption, {}, llvm::toString(std::move(e)));
       return 1;
     }
   if (format == Format::Text) printResultHeader(llvm::outs());
-  for (const std::string &l : *lines) format == Format::Json ? void(llvm::outs() << l << "\n") : printResultRow(l, llvm::outs());
+  for (const PointResult &r : *results)
+    format == Format::Json ? void(llvm::outs() << resultJson(r) << "\n") : printResultRow(r, llvm::outs());
   return 0;
 }
 
