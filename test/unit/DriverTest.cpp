@@ -1,10 +1,15 @@
 //===- DriverTest.cpp - Results, their views and the journal reader -------===//
+#include "rapid/Driver/Parallel.h"
 #include "rapid/Driver/Results.h"
 #include "rapid/Support/Json.h"
 
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Threading.h"
 
+#include <atomic>
+#include <chrono>
 #include <gtest/gtest.h>
+#include <thread>
 
 using namespace rapid;
 
@@ -141,6 +146,50 @@ TEST(DriverTest, NumberForms) {
   llvm::json::OStream j(os);
   j.object([&] { writeNumber(j, "x", 0.1); });
   EXPECT_EQ(out, R"({"x":0.1})");
+}
+
+TEST(DriverTest, JobsAreClamped) {
+  unsigned hardware = llvm::hardware_concurrency().compute_thread_count();
+  EXPECT_EQ(clampJobs(100000, 2), 2u);
+  EXPECT_EQ(clampJobs(100000, 1000000), 4 * hardware);
+  EXPECT_EQ(clampJobs(0, 5), 1u);
+  EXPECT_EQ(clampJobs(8, 0), 1u);
+  EXPECT_EQ(clampJobs(3, 100), std::min(3u, 4 * hardware));
+}
+
+TEST(DriverTest, ParallelForFillsSlotsInOrder) {
+  for (unsigned jobs : {1u, 2u, 7u, 100000u}) {
+    std::vector<size_t> out(200);
+    llvm::Error e = parallelFor(out.size(), jobs, [&](size_t i) {
+      out[i] = i * i;
+      return llvm::Error::success();
+    });
+    EXPECT_FALSE(bool(e));
+    for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], i * i) << "jobs " << jobs;
+  }
+}
+
+TEST(DriverTest, LowestFailingIndexWins) {
+  // Task 3 fails last (it waits until the later failures are in), yet its
+  // error is the one returned; every task still runs.
+  for (unsigned jobs : {1u, 4u}) {
+    std::atomic<int> ran{0}, laterFailures{0};
+    llvm::Error e = parallelFor(64, jobs, [&](size_t i) -> llvm::Error {
+      ++ran;
+      if (i == 3) {
+        for (int spin = 0; jobs > 1 && laterFailures < 2 && spin < 2000; ++spin)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return llvm::createStringError(std::errc::invalid_argument, "task 3");
+      }
+      if (i == 10 || i == 60) {
+        ++laterFailures;
+        return llvm::createStringError(std::errc::invalid_argument, "task %zu", i);
+      }
+      return llvm::Error::success();
+    });
+    EXPECT_EQ(llvm::toString(std::move(e)), "task 3") << "jobs " << jobs;
+    EXPECT_EQ(ran, 64);
+  }
 }
 
 } // namespace

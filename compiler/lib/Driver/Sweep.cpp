@@ -1,5 +1,7 @@
 //===- Sweep.cpp - Many points: in parallel, resumable, sorted ------------===//
 #include "rapid/Driver/Sweep.h"
+
+#include "rapid/Driver/Parallel.h"
 #include "rapid/Support/Files.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -7,11 +9,9 @@
 #include "llvm/Support/Process.h"
 
 #include <algorithm>
-#include <atomic>
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
-#include <thread>
 
 namespace rapid {
 namespace {
@@ -76,43 +76,34 @@ llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPo
                                                                                     : llvm::sys::fs::OF_None);
     if (ec) return llvm::createStringError(ec, "cannot write '%s': %s", journalPath.c_str(), ec.message().c_str());
   }
-  std::mutex mu;
-  std::atomic<size_t> next{0};
+  std::mutex mu; // the journal and the progress line
   size_t finished = 0;
-  std::optional<llvm::Error> failure;
-  auto worker = [&] {
-    for (size_t t; (t = next++) < todo.size();) {
-      size_t i = todo[t];
-      const ExperimentPoint &p = points[i];
-      std::optional<RunResult> r;
-      if (p.feasible) {
-        RunOptions ro;
-        ro.mode = opts.mode;
-        ro.jobs = todo.size() == 1 ? opts.jobs : 1; // one point: its fault samples in parallel
-        if (i == opts.timelinePoint) ro.timeline = opts.timeline;
-        llvm::Expected<RunResult> res = runPoint(p, ro);
-        if (!res) {
-          std::lock_guard<std::mutex> lock(mu);
-          if (!failure) failure = llvm::createStringError(std::errc::invalid_argument, "%s: %s", p.experiment.c_str(),
-                                                          llvm::toString(res.takeError()).c_str());
-          else llvm::consumeError(res.takeError());
-          continue;
-        }
-        r = std::move(*res);
-      }
-      PointResult result = makeResult(p, r ? &*r : nullptr);
-      std::lock_guard<std::mutex> lock(mu);
-      if (journal) { *journal << resultJson(result) << "\n"; journal->flush(); }
-      results[i] = std::move(result);
-      if (opts.progress) llvm::errs() << fmt::format("\r[{}/{}] points", ++finished, todo.size());
+  llvm::Error failure = parallelFor(todo.size(), opts.jobs, [&](size_t t) -> llvm::Error {
+    size_t i = todo[t];
+    const ExperimentPoint &p = points[i];
+    std::optional<RunResult> r;
+    if (p.feasible) {
+      RunOptions ro;
+      ro.mode = opts.mode;
+      ro.jobs = todo.size() == 1 ? opts.jobs : 1; // one point: its fault samples in parallel
+      if (i == opts.timelinePoint) ro.timeline = opts.timeline;
+      llvm::Expected<RunResult> res = runPoint(p, ro);
+      if (!res)
+        return llvm::createStringError(std::errc::invalid_argument, "%s: %s", p.experiment.c_str(),
+                                       llvm::toString(res.takeError()).c_str());
+      r = std::move(*res);
     }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned j = 1; j < std::max(1u, opts.jobs); ++j) pool.emplace_back(worker);
-  worker();
-  for (std::thread &t : pool) t.join();
+    results[i] = makeResult(p, r ? &*r : nullptr);
+    std::lock_guard<std::mutex> lock(mu);
+    if (journal) {
+      *journal << resultJson(results[i]) << "\n";
+      journal->flush();
+    }
+    if (opts.progress) llvm::errs() << fmt::format("\r[{}/{}] points", ++finished, todo.size());
+    return llvm::Error::success();
+  });
   if (opts.progress && !todo.empty()) llvm::errs() << "\n";
-  if (failure) return std::move(*failure);
+  if (failure) return failure;
   if (!opts.output.empty())
     if (llvm::Error e = writeResults(opts.output, results)) return e;
   return results;
