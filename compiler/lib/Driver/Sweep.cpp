@@ -66,8 +66,9 @@ llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPo
     }
     // The same key means the same swept values; the point has them in the
     // sweep's order, which a JSON object does not keep.
-    it->second.point = std::move(results[i].point);
-    results[i] = std::move(it->second);
+    PointResult resumed = it->second;
+    resumed.point = std::move(results[i].point);
+    results[i] = std::move(resumed);
   }
   std::unique_ptr<llvm::raw_fd_ostream> journal;
   if (!journalPath.empty()) {

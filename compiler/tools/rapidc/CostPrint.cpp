@@ -31,6 +31,7 @@ void printTermsText(const Terms &t, llvm::raw_ostream &os) {
                     formatSeconds(t.latency), formatSeconds(t.smem), formatSeconds(t.l2), formatSeconds(t.hbm));
 }
 
+/// Cost answers are estimates: six significant digits say all they know.
 constexpr JsonNumber kSix = JsonNumber::SixDigits;
 
 void commonJson(llvm::json::OStream &j, const std::string &q, const GpuSpec &g, const KernelCost &c) {
@@ -57,7 +58,7 @@ void termsJson(llvm::json::OStream &j, const Terms &t) {
   });
 }
 
-/// One answer as one JSON line: `members` writes what follows the common part.
+/// One answer as a JSON object on one line; `members` writes its members.
 void printJson(llvm::raw_ostream &os, llvm::function_ref<void(llvm::json::OStream &)> members) {
   {
     llvm::json::OStream j(os);

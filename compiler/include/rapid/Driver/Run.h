@@ -2,7 +2,7 @@
 //
 // The whole pipeline for one point: lower, cost, check memory, build every
 // rank's Chakra graph in memory (no files), and execute it on the runtime's
-// network with its faults. The result is what `rapidc exp.rapid` reports.
+// network with its faults. Results.h makes its figures what `rapidc` reports.
 //===----------------------------------------------------------------------===//
 #pragma once
 
