@@ -94,33 +94,4 @@ MemoryReport analyzeMemory(const ir::Program &prog, const ExperimentPoint &point
   return r;
 }
 
-void printMemoryText(const MemoryReport &r, const ir::MemoryFacts &mf, const ExperimentPoint &p,
-                     llvm::raw_ostream &os) {
-  os << "memory of " << p.experiment;
-  if (!p.sweep.empty()) os << " (sweep " << p.sweep << ": " << pointLabel(p) << ")";
-  os << (r.fits ? ": fits\n" : ": does not fit: " + r.reason + "\n");
-  auto b = [](double x) { return formatBytes(Bytes(x)); };
-  if (mf.training && !mf.stored.empty())
-    os << fmt::format("  per layer and microbatch: {} kept for backward ({:.0f} B), {} recomputed ({:.0f} B)\n",
-                      b(mf.stored[0]), mf.stored[0], b(mf.recompute[0]), mf.recompute[0]);
-  for (const StageMemory &s : r.stages) {
-    os << fmt::format("  stage {} (rank {}): weights {}, gradients {}, optimizer {}, activations {}, kv cache {}, "
-                      "reserve {}; peak {} of {}, headroom {}\n",
-                      s.stage, s.rank, b(s.weights), b(s.gradients), b(s.optimizer), b(s.activations), b(s.kvCache),
-                      b(s.reserve), b(s.peak), b(s.capacity), b(s.headroom()));
-  }
-}
-
-void printMemoryJson(const MemoryReport &r, const ExperimentPoint &p, llvm::raw_ostream &os) {
-  std::string stages;
-  for (const StageMemory &s : r.stages)
-    stages += fmt::format("{}{{\"stage\":{},\"rank\":{},\"weights_bytes\":{:.0f},\"gradients_bytes\":{:.0f},"
-                          "\"optimizer_bytes\":{:.0f},\"activations_bytes\":{:.0f},\"kv_cache_bytes\":{:.0f},"
-                          "\"reserve_bytes\":{:.0f},\"peak_bytes\":{:.0f},\"capacity_bytes\":{:.0f}}}",
-                          stages.empty() ? "" : ",", s.stage, s.rank, s.weights, s.gradients, s.optimizer,
-                          s.activations, s.kvCache, s.reserve, s.peak, s.capacity);
-  os << fmt::format("{{\"experiment\":{},\"sweep\":{},\"feasible\":{},\"reason\":{},\"stages\":[{}]}}\n",
-                    jsonQuote(p.experiment), jsonQuote(p.sweep), r.fits, jsonQuote(r.reason), stages);
-}
-
 } // namespace rapid

@@ -2,10 +2,13 @@
 #include "rapid/Sema/PointPrinter.h"
 
 #include "rapid/Spec/Schema.h"
+#include "rapid/Support/Json.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/JSON.h"
 
 #include <algorithm>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -29,41 +32,48 @@ std::string text(const Distribution &d) {
   return fmt::format("{}({}, {})", nameOf(d.kind), formatNumber(d.a), formatNumber(d.b));
 }
 
-// The same as JSON.
-std::string json(int64_t v) { return text(v); }
-std::string json(double v) { return text(v); }
-template <class Tag> std::string json(Unit<Tag> v) { return text(v); }
-std::string json(bool v) { return v ? "true" : "false"; }
+// The same as the next JSON value of `j`.
+void json(llvm::json::OStream &j, int64_t v) { writeNumber(j, double(v), JsonNumber::Stable); }
+void json(llvm::json::OStream &j, double v) { writeNumber(j, v, JsonNumber::Stable); }
+template <class Tag> void json(llvm::json::OStream &j, Unit<Tag> v) { writeNumber(j, v.value(), JsonNumber::Stable); }
+void json(llvm::json::OStream &j, bool v) { j.value(v); }
 template <class E>
   requires std::is_enum_v<E>
-std::string json(E e) {
-  return jsonQuote(text(e));
+void json(llvm::json::OStream &j, E e) {
+  j.value(llvm::StringRef(nameOf(e)));
 }
-template <DeclKind K> std::string json(const Ref<K> &r) { return jsonQuote(r.name); }
-std::string json(const DimName &n) { return jsonQuote(n.name); }
-std::string json(const Distribution &d) {
-  std::string args = d.kind == Distribution::Kind::Constant ? formatNumber(d.a)
-                                                            : formatNumber(d.a) + "," + formatNumber(d.b);
-  return fmt::format("{{\"dist\":{},\"args\":[{}]}}", jsonQuote(std::string(nameOf(d.kind))), args);
+template <DeclKind K> void json(llvm::json::OStream &j, const Ref<K> &r) { j.value(r.name); }
+void json(llvm::json::OStream &j, const DimName &n) { j.value(n.name); }
+void json(llvm::json::OStream &j, const Distribution &d) {
+  j.object([&] {
+    j.attribute("dist", llvm::StringRef(nameOf(d.kind)));
+    j.attributeArray("args", [&] {
+      writeNumber(j, d.a, JsonNumber::Stable);
+      if (d.kind != Distribution::Kind::Constant) writeNumber(j, d.b, JsonNumber::Stable);
+    });
+  });
 }
 
-/// A spec's fields as (path, text) and (path, JSON) pairs; optional
-/// references that are unset are left out.
+/// A spec's fields as (path, text) pairs and (path, JSON writer) pairs;
+/// optional references that are unset are left out. The writers point into
+/// the spec, which outlives the printing.
 struct Fields {
-  std::vector<std::pair<std::string_view, std::string>> text, json;
+  using Writer = std::function<void(llvm::json::OStream &)>;
+  std::vector<std::pair<std::string_view, std::string>> text;
+  std::vector<std::pair<std::string_view, Writer>> json;
   template <class S> Fields &add(const S &spec) {
     visitFields(spec, [&](const FieldSpec &row, const auto &member) {
       if constexpr (FieldTraits<std::decay_t<decltype(member)>>::type == FieldType::Ref)
         if (member.empty()) return;
       text.emplace_back(row.path, rapid::text(member));
-      json.emplace_back(row.path, rapid::json(member));
+      json.emplace_back(row.path, [&member](llvm::json::OStream &j) { rapid::json(j, member); });
     });
     return *this;
   }
   /// Sorted by path, the order `--emit=sema` has always printed.
   Fields &sorted() {
     std::sort(text.begin(), text.end());
-    std::sort(json.begin(), json.end());
+    std::stable_sort(json.begin(), json.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
     return *this;
   }
 };
@@ -82,12 +92,16 @@ void fieldsText(const Fields &f, int indent, llvm::raw_ostream &os) {
     os << std::string(indent, ' ') << path << " = " << v << "\n";
 }
 
-/// `{head, "path": value, ...}`; `head` holds members that come first.
-std::string fieldsJson(const Fields &f, std::string head = "") {
-  std::vector<std::string> members;
-  if (!head.empty()) members.push_back(std::move(head));
-  for (const auto &[path, v] : f.json) members.push_back(jsonQuote(std::string(path)) + ":" + v);
-  return "{" + llvm::join(members, ",") + "}";
+/// `{head, "path": value, ...}`; `head` writes the members that come first.
+void fieldsJson(llvm::json::OStream &j, const Fields &f, llvm::function_ref<void()> head = [] {}) {
+  j.object([&] {
+    head();
+    for (const auto &[path, write] : f.json) {
+      j.attributeBegin(path);
+      write(j);
+      j.attributeEnd();
+    }
+  });
 }
 
 /// What a point prints of a spec: nothing when it was never resolved.
@@ -103,16 +117,6 @@ std::string shapeText(const DimensionSpec &d) {
 }
 
 } // namespace
-
-std::string jsonQuote(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') { out += "\\n"; continue; }
-    out += c;
-  }
-  return out + "\"";
-}
 
 std::string pointLabel(const ExperimentPoint &p) {
   std::vector<std::string> parts;
@@ -151,39 +155,69 @@ void printPointText(const ExperimentPoint &p, llvm::raw_ostream &os) {
 }
 
 void printPointJson(const ExperimentPoint &p, llvm::raw_ostream &os) {
-  std::string point = "{";
-  for (const auto &[name, v] : p.point)
-    point += (point.size() > 1 ? "," : "") + jsonQuote(name) + ":" + v.json();
-  point += "}";
-  std::vector<std::string> dims, maps, links, randoms;
-  for (const DimensionSpec &d : p.network.dims)
-    dims.push_back(fieldsJson(fieldsOf(d), fmt::format("\"name\":{},\"kind\":{},\"size\":{}", jsonQuote(d.name),
-                                                       jsonQuote(net::dimKindName(d.kind)), d.size)));
-  for (const DegreeMapping &m : p.mapping) {
-    std::vector<std::string> a, b;
-    for (const auto &x : m.degrees) a.push_back(jsonQuote(x));
-    for (const auto &x : m.dims) b.push_back(jsonQuote(x));
-    maps.push_back("{\"degrees\":[" + llvm::join(a, ",") + "],\"dims\":[" + llvm::join(b, ",") + "]}");
+  {
+    llvm::json::OStream j(os);
+    j.object([&] {
+      j.attribute("experiment", p.experiment);
+      j.attribute("sweep", p.sweep);
+      j.attributeObject("point", [&] {
+        for (const auto &[name, v] : p.point) {
+          j.attributeBegin(name);
+          v.writeJson(j);
+          j.attributeEnd();
+        }
+      });
+      j.attribute("feasible", p.feasible);
+      j.attribute("reason", p.reason);
+      j.attribute("workload", llvm::StringRef(nameOf(p.workload())));
+      j.attributeBegin("fields");
+      fieldsJson(j, experimentFields(p));
+      j.attributeEnd();
+      j.attributeArray("mapping", [&] {
+        for (const DegreeMapping &m : p.mapping)
+          j.object([&] {
+            j.attributeArray("degrees", [&] { for (const auto &x : m.degrees) j.value(x); });
+            j.attributeArray("dims", [&] { for (const auto &x : m.dims) j.value(x); });
+          });
+      });
+      j.attributeBegin("model");
+      fieldsJson(j, fieldsOf(p.model, p.resolved), [&] { j.attribute("name", p.model.name); });
+      j.attributeEnd();
+      j.attributeBegin("gpu");
+      fieldsJson(j, fieldsOf(p.gpu, p.resolved), [&] { j.attribute("name", p.gpu.name); });
+      j.attributeEnd();
+      j.attributeObject("network", [&] {
+        j.attribute("name", p.network.name);
+        j.attribute("gpus", p.network.gpus);
+        j.attributeArray("dims", [&] {
+          for (const DimensionSpec &d : p.network.dims)
+            fieldsJson(j, fieldsOf(d), [&] {
+              j.attribute("name", d.name);
+              j.attribute("kind", llvm::StringRef(net::dimKindName(d.kind)));
+              j.attribute("size", d.size);
+            });
+        });
+      });
+      if (!p.faults) return;
+      j.attributeObject("faults", [&] {
+        j.attribute("name", p.faults->name);
+        j.attributeArray("links", [&] {
+          for (const LinkFaultSpec &l : p.faults->links)
+            fieldsJson(j, l.hard ? Fields() : fieldsOf(l), [&] {
+              j.attribute("hard", l.hard);
+              j.attribute("dim", l.dim);
+              j.attribute("a", l.a);
+              j.attribute("b", l.b);
+            });
+        });
+        j.attributeArray("random", [&] {
+          for (const RandomFaultSpec &r : p.faults->random)
+            fieldsJson(j, fieldsOf(r), [&] { j.attribute("name", r.name); });
+        });
+      });
+    });
   }
-  os << "{\"experiment\":" << jsonQuote(p.experiment) << ",\"sweep\":" << jsonQuote(p.sweep)
-     << ",\"point\":" << point << ",\"feasible\":" << (p.feasible ? "true" : "false")
-     << ",\"reason\":" << jsonQuote(p.reason) << ",\"workload\":" << jsonQuote(std::string(nameOf(p.workload())))
-     << ",\"fields\":" << fieldsJson(experimentFields(p)) << ",\"mapping\":[" << llvm::join(maps, ",") << "]"
-     << ",\"model\":" << fieldsJson(fieldsOf(p.model, p.resolved), "\"name\":" + jsonQuote(p.model.name))
-     << ",\"gpu\":" << fieldsJson(fieldsOf(p.gpu, p.resolved), "\"name\":" + jsonQuote(p.gpu.name))
-     << ",\"network\":{\"name\":" << jsonQuote(p.network.name) << ",\"gpus\":" << p.network.gpus
-     << ",\"dims\":[" << llvm::join(dims, ",") << "]}";
-  if (p.faults) {
-    for (const LinkFaultSpec &l : p.faults->links)
-      links.push_back(fieldsJson(l.hard ? Fields() : fieldsOf(l),
-                                 fmt::format("\"hard\":{},\"dim\":{},\"a\":{},\"b\":{}", l.hard, jsonQuote(l.dim),
-                                             l.a, l.b)));
-    for (const RandomFaultSpec &r : p.faults->random)
-      randoms.push_back(fieldsJson(fieldsOf(r), "\"name\":" + jsonQuote(r.name)));
-    os << ",\"faults\":{\"name\":" << jsonQuote(p.faults->name) << ",\"links\":[" << llvm::join(links, ",")
-       << "],\"random\":[" << llvm::join(randoms, ",") << "]}";
-  }
-  os << "}\n";
+  os << "\n";
 }
 
 } // namespace rapid

@@ -1,6 +1,6 @@
 //===- Value.cpp ----------------------------------------------------------===//
 #include "rapid/Sema/Value.h"
-#include "rapid/Sema/PointPrinter.h"
+#include "rapid/Support/Json.h"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -42,27 +42,23 @@ std::string Value::str() const {
   return "";
 }
 
-std::string Value::json() const {
+void Value::writeJson(llvm::json::OStream &j) const {
+  auto elements = [&] {
+    for (const Value &v : items) v.writeJson(j);
+  };
   switch (kind) {
-  case Kind::Number: return formatNumber(q.value);
-  case Kind::Bool: return b ? "true" : "false";
-  case Kind::List: {
-    std::string out = "[";
-    for (size_t i = 0; i < items.size(); ++i)
-      out += (i ? "," : "") + items[i].json();
-    return out + "]";
-  }
-  case Kind::Call: {
-    std::string out = "{\"dist\":" + jsonQuote(s) + ",\"args\":[";
-    for (size_t i = 0; i < items.size(); ++i)
-      out += (i ? "," : "") + items[i].json();
-    return out + "]}";
-  }
+  case Kind::Number: return writeNumber(j, q.value, JsonNumber::Stable);
+  case Kind::Bool: return j.value(b);
+  case Kind::List: return j.array(elements);
+  case Kind::Call:
+    return j.object([&] {
+      j.attribute("dist", s);
+      j.attributeArray("args", elements);
+    });
   case Kind::Symbol:
-  case Kind::String: return jsonQuote(s);
-  case Kind::Error: return "null";
+  case Kind::String: return j.value(s);
+  case Kind::Error: return j.value(nullptr);
   }
-  return "null";
 }
 
 } // namespace rapid

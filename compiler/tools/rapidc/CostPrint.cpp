@@ -6,25 +6,16 @@
 //===----------------------------------------------------------------------===//
 #include "CostQuery.h"
 
+#include "rapid/Support/Json.h"
+
+#include "llvm/Support/JSON.h"
+
 #include <fmt/format.h>
 
 using namespace rapid::cost;
 
 namespace rapid::costquery {
 namespace {
-
-std::string jsonEscape(const std::string &s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\')
-      out += {'\\', char(c)};
-    else if (c < 0x20) // control characters, a tab in a query included
-      out += fmt::format("\\u{:04x}", c);
-    else
-      out += char(c);
-  }
-  return out;
-}
 
 void printCommonText(const std::string &q, const GpuSpec &g, const KernelCost &c, llvm::raw_ostream &os) {
   os << fmt::format("query     {}\nhardware  {}\n", q, g.name);
@@ -40,17 +31,40 @@ void printTermsText(const Terms &t, llvm::raw_ostream &os) {
                     formatSeconds(t.latency), formatSeconds(t.smem), formatSeconds(t.l2), formatSeconds(t.hbm));
 }
 
-std::string commonJson(const std::string &q, const GpuSpec &g, const KernelCost &c) {
-  return fmt::format("\"query\":\"{}\",\"hardware\":\"{}\",\"time_s\":{:.6g},\"bound\":\"{}\",\"flops\":{:.6g},"
-                     "\"bytes\":{{\"smem\":{:.6g},\"l2\":{:.6g},\"hbm\":{:.6g}}},\"kernels\":{}",
-                     jsonEscape(q), jsonEscape(g.name), c.time.value(), nameOf(c.bound), c.flops.value(),
-                     c.bytes.smem.value(), c.bytes.l2.value(), c.bytes.hbm.value(), c.kernels);
+/// Cost answers are estimates: six significant digits say all they know.
+constexpr JsonNumber kSix = JsonNumber::SixDigits;
+
+void commonJson(llvm::json::OStream &j, const std::string &q, const GpuSpec &g, const KernelCost &c) {
+  j.attribute("query", q);
+  j.attribute("hardware", g.name);
+  writeNumber(j, "time_s", c.time.value(), kSix);
+  j.attribute("bound", llvm::StringRef(nameOf(c.bound)));
+  writeNumber(j, "flops", c.flops.value(), kSix);
+  j.attributeObject("bytes", [&] {
+    writeNumber(j, "smem", c.bytes.smem.value(), kSix);
+    writeNumber(j, "l2", c.bytes.l2.value(), kSix);
+    writeNumber(j, "hbm", c.bytes.hbm.value(), kSix);
+  });
+  j.attribute("kernels", c.kernels);
 }
 
-std::string termsJson(const Terms &t) {
-  return fmt::format("\"terms_s\":{{\"compute\":{:.6g},\"latency\":{:.6g},\"smem\":{:.6g},\"l2\":{:.6g},"
-                     "\"hbm\":{:.6g}}}",
-                     t.compute.value(), t.latency.value(), t.smem.value(), t.l2.value(), t.hbm.value());
+void termsJson(llvm::json::OStream &j, const Terms &t) {
+  j.attributeObject("terms_s", [&] {
+    writeNumber(j, "compute", t.compute.value(), kSix);
+    writeNumber(j, "latency", t.latency.value(), kSix);
+    writeNumber(j, "smem", t.smem.value(), kSix);
+    writeNumber(j, "l2", t.l2.value(), kSix);
+    writeNumber(j, "hbm", t.hbm.value(), kSix);
+  });
+}
+
+/// One answer as a JSON object on one line; `members` writes its members.
+void printJson(llvm::raw_ostream &os, llvm::function_ref<void(llvm::json::OStream &)> members) {
+  {
+    llvm::json::OStream j(os);
+    j.object([&] { members(j); });
+  }
+  os << "\n";
 }
 
 } // namespace
@@ -58,12 +72,23 @@ std::string termsJson(const Terms &t) {
 void printGemm(const std::string &q, const GpuSpec &g, const GemmCost &c, bool json, llvm::raw_ostream &os) {
   const WaveSchedule &w = c.schedule;
   if (json) {
-    os << "{" << commonJson(q, g, c)
-       << fmt::format(",\"tile\":{{\"m\":{},\"n\":{},\"k\":{},\"stages\":{},\"warps\":{}}},\"ctas_per_sm\":{},"
-                      "\"tiles\":{},\"waves\":{:.4f},\"full_waves\":{},\"rounds\":{},\"last_round_ctas\":{},",
-                      c.tile.m, c.tile.n, c.tile.k, c.tile.stages, c.tile.warps, c.ctasPerSm, c.tiles, w.waves,
-                      w.fullWaves, w.rounds, w.lastRoundCtas)
-       << termsJson(c.terms) << "}\n";
+    printJson(os, [&](llvm::json::OStream &j) {
+      commonJson(j, q, g, c);
+      j.attributeObject("tile", [&] {
+        j.attribute("m", c.tile.m);
+        j.attribute("n", c.tile.n);
+        j.attribute("k", c.tile.k);
+        j.attribute("stages", c.tile.stages);
+        j.attribute("warps", c.tile.warps);
+      });
+      j.attribute("ctas_per_sm", c.ctasPerSm);
+      j.attribute("tiles", c.tiles);
+      writeNumber(j, "waves", w.waves, JsonNumber::FourDecimals);
+      j.attribute("full_waves", w.fullWaves);
+      j.attribute("rounds", w.rounds);
+      j.attribute("last_round_ctas", w.lastRoundCtas);
+      termsJson(j, c.terms);
+    });
     return;
   }
   printCommonText(q, g, c, os);
@@ -78,15 +103,22 @@ void printGemm(const std::string &q, const GpuSpec &g, const GemmCost &c, bool j
 void printAttention(const std::string &q, const GpuSpec &g, const AttentionQuery &a, const AttentionCost &c,
                     bool json, llvm::raw_ostream &os) {
   if (json) {
-    os << "{" << commonJson(q, g, c);
-    if (a.flash)
-      os << fmt::format(",\"block_q\":{},\"block_kv\":{},\"active_blocks\":{},\"total_blocks\":{},", c.blockQ,
-                        c.blockKv, c.activeBlocks, c.totalBlocks)
-         << termsJson(c.terms);
-    else
-      os << fmt::format(",\"parts_s\":{{\"scores\":{:.6g},\"softmax\":{:.6g},\"output\":{:.6g}}}",
-                        c.scores.time.value(), c.softmax.time.value(), c.output.time.value());
-    os << "}\n";
+    printJson(os, [&](llvm::json::OStream &j) {
+      commonJson(j, q, g, c);
+      if (a.flash) {
+        j.attribute("block_q", c.blockQ);
+        j.attribute("block_kv", c.blockKv);
+        j.attribute("active_blocks", c.activeBlocks);
+        j.attribute("total_blocks", c.totalBlocks);
+        termsJson(j, c.terms);
+        return;
+      }
+      j.attributeObject("parts_s", [&] {
+        writeNumber(j, "scores", c.scores.time.value(), kSix);
+        writeNumber(j, "softmax", c.softmax.time.value(), kSix);
+        writeNumber(j, "output", c.output.time.value(), kSix);
+      });
+    });
     return;
   }
   printCommonText(q, g, c, os);
@@ -108,7 +140,7 @@ void printAttention(const std::string &q, const GpuSpec &g, const AttentionQuery
 void printPointwise(const std::string &q, const GpuSpec &g, const KernelCost &c, bool json,
                     llvm::raw_ostream &os) {
   if (json)
-    os << "{" << commonJson(q, g, c) << "}\n";
+    printJson(os, [&](llvm::json::OStream &j) { commonJson(j, q, g, c); });
   else
     printCommonText(q, g, c, os);
 }

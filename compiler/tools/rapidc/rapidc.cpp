@@ -11,7 +11,7 @@
 #include "rapid/Parse/Parser.h"
 #include "rapid/Passes/Memory.h"
 #include "rapid/Passes/Pipeline.h"
-#include "rapid/Run/Run.h"
+#include "rapid/Driver/Sweep.h"
 #include "rapid/Sema/PointPrinter.h"
 #include "rapid/Sema/Sema.h"
 #include "rapid/Spec/Docs.h"
@@ -20,8 +20,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
-
-#include <thread>
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace rapid;
@@ -56,8 +55,10 @@ cl::opt<std::string> timeline("timeline", cl::desc("write a Perfetto timeline of
                               cl::value_desc("FILE.json"), cl::cat(category));
 cl::opt<unsigned> timelinePoint("point", cl::desc("which point --timeline shows, counting from 0 as listed"),
                                 cl::init(0), cl::cat(category));
-cl::opt<unsigned> jobs("j", cl::desc("points evaluated at once (default: every core)"), cl::init(0), cl::Prefix,
-                       cl::cat(category));
+cl::opt<unsigned> jobs("j",
+                       cl::desc("points (or a single point's fault samples) evaluated at once (default: every "
+                                "core; at most 4 per core and one per point or sample)"),
+                       cl::init(0), cl::Prefix, cl::cat(category));
 cl::opt<std::string> outputPrefix("output", cl::desc("also write PREFIX.csv and PREFIX.jsonl, best first"),
                                   cl::value_desc("PREFIX"), cl::cat(category));
 cl::opt<std::string> plotPrefix("plot", cl::desc("write PREFIX.points.svg (and PREFIX.faults.svg)"),
@@ -154,7 +155,7 @@ int runAll(const Program &prog, DiagnosticEngine &diags) {
     return 1;
   }
   SweepOptions so;
-  so.jobs = jobs ? unsigned(jobs) : std::max(1u, std::thread::hardware_concurrency());
+  so.jobs = jobs ? unsigned(jobs) : llvm::hardware_concurrency().compute_thread_count();
   so.output = outputPrefix;
   so.resume = resume;
   so.progress = prog.points.size() > 1 && llvm::sys::Process::StandardErrIsDisplayed();
@@ -165,18 +166,19 @@ int runAll(const Program &prog, DiagnosticEngine &diags) {
     diags.report(DiagID::BadOption, {}, "--resume needs --output PREFIX: it continues PREFIX.jsonl.partial");
     return 1;
   }
-  llvm::Expected<std::vector<std::string>> lines = runSweep(prog.points, so);
-  if (!lines) {
-    diags.report(DiagID::BadOption, {}, llvm::toString(lines.takeError()));
+  llvm::Expected<std::vector<PointResult>> results = runSweep(prog.points, so);
+  if (!results) {
+    diags.report(DiagID::BadOption, {}, llvm::toString(results.takeError()));
     return 1;
   }
   if (!plotPrefix.empty())
-    if (llvm::Error e = writePlots(plotPrefix, *lines)) {
+    if (llvm::Error e = writePlots(plotPrefix, *results)) {
       diags.report(DiagID::BadOption, {}, llvm::toString(std::move(e)));
       return 1;
     }
   if (format == Format::Text) printResultHeader(llvm::outs());
-  for (const std::string &l : *lines) format == Format::Json ? void(llvm::outs() << l << "\n") : printResultRow(l, llvm::outs());
+  for (const PointResult &r : *results)
+    format == Format::Json ? void(llvm::outs() << resultJson(r) << "\n") : printResultRow(r, llvm::outs());
   return 0;
 }
 

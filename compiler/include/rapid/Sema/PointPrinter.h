@@ -13,6 +13,5 @@ void printPointText(const ExperimentPoint &p, llvm::raw_ostream &os);
 void printPointJson(const ExperimentPoint &p, llvm::raw_ostream &os);
 /// `tp=4 cp=2`: the swept values of a point.
 std::string pointLabel(const ExperimentPoint &p);
-std::string jsonQuote(const std::string &s);
 
 } // namespace rapid

@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+namespace llvm::json {
+class OStream;
+}
+
 namespace rapid {
 
 /// A value of the language. Numbers carry a dimension (Quantity); names that
@@ -41,8 +45,8 @@ struct Value {
   std::string describe() const;
   /// Stable text in base units: `8.192e+03`-free, e.g. `80000000000`, `on`.
   std::string str() const;
-  /// The same as JSON.
-  std::string json() const;
+  /// The same as the next JSON value of `j`; calls are {"dist":..,"args":[..]}.
+  void writeJson(llvm::json::OStream &j) const;
 };
 
 } // namespace rapid

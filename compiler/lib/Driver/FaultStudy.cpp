@@ -6,16 +6,14 @@
 // SplitMix64 with Box-Muller normals, so the same seed gives the same
 // faults on every platform and library.
 //===----------------------------------------------------------------------===//
-#include "rapid/Run/Run.h"
+#include "rapid/Driver/Run.h"
 
+#include "rapid/Driver/Parallel.h"
 #include "rapid/Emit/RuntimeInputs.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <mutex>
 #include <numeric>
-#include <thread>
 
 namespace rapid {
 namespace {
@@ -109,23 +107,13 @@ faultStudies(const ExperimentPoint &point, unsigned jobs,
     size_t samples = size_t(rf.samples);
     study.times.assign(samples, 0);
     uint64_t seed = uint64_t(rf.seed);
-    std::atomic<size_t> next{0};
-    std::mutex mu;
-    std::optional<llvm::Error> failure;
-    auto worker = [&] {
-      for (size_t i; (i = next++) < samples;) {
-        llvm::Expected<double> t = timeOf(drawSample(rf, links, seed, i));
-        std::lock_guard<std::mutex> lock(mu);
-        if (t) study.times[i] = *t;
-        else if (!failure) failure = t.takeError();
-        else llvm::consumeError(t.takeError());
-      }
+    auto sample = [&](size_t i) -> llvm::Error {
+      llvm::Expected<double> t = timeOf(drawSample(rf, links, seed, i));
+      if (!t) return t.takeError();
+      study.times[i] = *t;
+      return llvm::Error::success();
     };
-    std::vector<std::thread> pool;
-    for (unsigned j = 1; j < std::max(1u, jobs); ++j) pool.emplace_back(worker);
-    worker();
-    for (std::thread &t : pool) t.join();
-    if (failure) return std::move(*failure);
+    if (llvm::Error e = parallelFor(samples, jobs, sample)) return e;
     out.push_back(std::move(study));
   }
   return out;

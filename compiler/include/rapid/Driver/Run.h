@@ -2,19 +2,18 @@
 //
 // The whole pipeline for one point: lower, cost, check memory, build every
 // rank's Chakra graph in memory (no files), and execute it on the runtime's
-// network with its faults. The result is what `rapidc exp.rapid` reports.
+// network with its faults. Results.h makes its figures what `rapidc` reports.
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "rapid/IR/IR.h"
 #include "rapid/Network/Faults.h"
-
-#include <functional>
 #include "rapid/Passes/Memory.h"
 #include "rapid/Sema/Sema.h"
 
 #include "llvm/Support/Error.h"
-#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
 
 namespace rapid {
 
@@ -68,40 +67,5 @@ faultStudies(const ExperimentPoint &point, unsigned jobs,
 
 /// Compiles and, when it fits in memory, simulates one feasible point.
 llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOptions &opts = {});
-
-} // namespace rapid
-
-namespace rapid {
-
-/// The result of one point as one JSON object (the keys of
-/// shared/docs/design.md); the table and the CSV are views of it.
-std::string resultJson(const ExperimentPoint &p, const RunResult *r);
-
-/// The table of `rapidc exp.rapid`: GPUs, peak memory, step time or
-/// TTFT/ITL, MFU, tokens per second, and ok or why it was pruned.
-void printResultHeader(llvm::raw_ostream &os);
-void printResultRow(const std::string &json, llvm::raw_ostream &os);
-
-struct SweepOptions {
-  unsigned jobs = 1;       ///< points evaluated at once
-  std::string output;      ///< write OUTPUT.csv and OUTPUT.jsonl, best first
-  bool resume = false;     ///< skip points OUTPUT.jsonl.partial already holds
-  bool progress = false;   ///< a progress line on stderr
-  std::string timeline;    ///< a Perfetto timeline of point `timelinePoint`
-  size_t timelinePoint = 0;
-  SimMode mode = SimMode::Auto;
-};
-
-/// Runs every point (in parallel), returning each one's result JSON in point
-/// order. With an output prefix, each finished point is appended to
-/// OUTPUT.jsonl.partial at once, so a killed sweep loses nothing and a rerun
-/// with `resume` picks up where it stopped; at the end the results are
-/// written, sorted best first, to OUTPUT.csv and OUTPUT.jsonl atomically.
-llvm::Expected<std::vector<std::string>> runSweep(const std::vector<ExperimentPoint> &points,
-                                                  const SweepOptions &opts);
-
-/// SVG charts of results (JSON lines): PREFIX.points.svg, the time of every
-/// point; PREFIX.faults.svg, the slowdown samples of every fault study.
-llvm::Error writePlots(const std::string &prefix, const std::vector<std::string> &results);
 
 } // namespace rapid

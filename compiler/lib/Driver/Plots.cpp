@@ -7,12 +7,12 @@
 //                     as a dot, the mean as a bar, against 1x (no faults).
 // Plain SVG written by hand: no dependency, same bytes for the same input.
 //===----------------------------------------------------------------------===//
-#include "rapid/Run/Run.h"
+#include "rapid/Driver/Results.h"
 #include "rapid/Support/Files.h"
 
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -55,17 +55,11 @@ std::string ticks(double lo, double hi, double bottom, const char *unit) {
   return out;
 }
 
-std::string label(const llvm::json::Object &o) {
-  std::string l = o.getString("label").value_or("-").str();
-  return o.getString("experiment").value_or("").str() + (l == "-" ? "" : " " + l);
-}
+std::string label(const PointResult &r) { return r.experiment + (r.label == "-" ? "" : " " + r.label); }
 
-double headline(const llvm::json::Object &o) {
-  if (auto t = o.getNumber("step_time_s")) return *t;
-  return o.getNumber("total_s").value_or(0);
-}
+double headline(const PointResult &r) { return r.headline().value_or(0); }
 
-std::string pointsChart(const std::vector<llvm::json::Object> &rows) {
+std::string pointsChart(const std::vector<PointResult> &rows) {
   double best = INFINITY, worst = 0;
   for (const auto &o : rows)
     if (headline(o) > 0) best = std::min(best, headline(o)), worst = std::max(worst, headline(o));
@@ -77,9 +71,8 @@ std::string pointsChart(const std::vector<llvm::json::Object> &rows) {
     svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"end\">{}</text>\n", kLabelWidth - 8, y + 15,
                        xml(label(rows[i])));
     if (t <= 0) {
-      std::string why = rows[i].getString("reason").value_or("not simulated").str();
       svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" fill=\"#999\">pruned: {}</text>\n", kLabelWidth + 4, y + 15,
-                         xml(why.substr(0, 70)));
+                         xml(rows[i].reason.substr(0, 70)));
       continue;
     }
     double w = t / (worst * 1.05) * kPlotWidth;
@@ -91,7 +84,7 @@ std::string pointsChart(const std::vector<llvm::json::Object> &rows) {
   return svg + "</svg>\n";
 }
 
-std::string faultsChart(const std::vector<llvm::json::Object> &rows) {
+std::string faultsChart(const std::vector<PointResult> &rows) {
   struct Row {
     std::string name;
     double base;
@@ -99,16 +92,13 @@ std::string faultsChart(const std::vector<llvm::json::Object> &rows) {
   };
   std::vector<Row> studies;
   double hi = 1.1;
-  for (const auto &o : rows)
-    if (const llvm::json::Array *a = o.getArray("fault_studies"))
-      for (const llvm::json::Value &v : *a) {
-        const llvm::json::Object *f = v.getAsObject();
-        Row r{label(o) + ": " + f->getString("name").value_or("").str(), f->getNumber("baseline_s").value_or(1), {}};
-        if (const llvm::json::Array *ts = f->getArray("times_s"))
-          for (const llvm::json::Value &t : *ts) r.slow.push_back(t.getAsNumber().value_or(0) / r.base);
-        for (double s : r.slow) hi = std::max(hi, s * 1.05);
-        studies.push_back(std::move(r));
-      }
+  for (const PointResult &o : rows)
+    for (const FaultStudy &f : o.faultStudies) {
+      Row r{label(o) + ": " + f.name, f.baseline, {}};
+      for (double t : f.times) r.slow.push_back(t / r.base);
+      for (double s : r.slow) hi = std::max(hi, s * 1.05);
+      studies.push_back(std::move(r));
+    }
   double bottom = kTop + kRow * double(studies.size()) + 6;
   std::string svg = header(bottom + 30, "Fault sensitivity", "slowdown against the run without random faults");
   svg += ticks(1, hi, bottom, "x");
@@ -131,19 +121,10 @@ std::string faultsChart(const std::vector<llvm::json::Object> &rows) {
 
 } // namespace
 
-llvm::Error writePlots(const std::string &prefix, const std::vector<std::string> &results) {
-  std::vector<llvm::json::Object> rows;
-  bool faults = false;
-  for (const std::string &line : results) {
-    llvm::Expected<llvm::json::Value> v = llvm::json::parse(line);
-    if (!v) return v.takeError();
-    if (llvm::json::Object *o = v->getAsObject()) {
-      faults |= o->getArray("fault_studies") != nullptr;
-      rows.push_back(std::move(*o));
-    }
-  }
-  if (llvm::Error e = writeFile(prefix + ".points.svg", pointsChart(rows))) return e;
-  if (faults) return writeFile(prefix + ".faults.svg", faultsChart(rows));
+llvm::Error writePlots(const std::string &prefix, const std::vector<PointResult> &results) {
+  if (llvm::Error e = writeFile(prefix + ".points.svg", pointsChart(results))) return e;
+  bool faults = std::any_of(results.begin(), results.end(), [](const PointResult &r) { return !r.faultStudies.empty(); });
+  if (faults) return writeFile(prefix + ".faults.svg", faultsChart(results));
   return llvm::Error::success();
 }
 

@@ -10,7 +10,7 @@
 // weighted by the steps they stand for they give the total and the mean
 // inter-token latency.
 //===----------------------------------------------------------------------===//
-#include "rapid/Run/Run.h"
+#include "rapid/Driver/Run.h"
 
 #include "Hierarchical.h"
 #include "Workload.h"

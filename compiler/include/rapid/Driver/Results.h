@@ -1,0 +1,86 @@
+//===- Results.h - What `rapidc exp.rapid` reports per point ----*- C++ -*-===//
+//
+// A point's result is a struct; the JSON line, the CSV row, the text table
+// row and the plots are views of it. The JSON line is also the journal a
+// killed sweep resumes from, so it has a reader, the inverse of its writer:
+// a resumed point prints the same bytes as a freshly run one.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/Driver/Run.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rapid {
+
+struct PointResult {
+  std::string experiment, sweep;
+  /// The swept values, in the sweep's order. A JSON object has no order, so
+  /// readResult gives them sorted by name; a resumed sweep takes them from
+  /// the point it matched.
+  std::vector<std::pair<std::string, Value>> point;
+  std::string label = "-"; ///< `tp=4 pp=2`, or `-` outside sweeps
+  Workload workload = Workload::None;
+  bool feasible = true;
+  std::string reason; ///< why the point was pruned (structure or memory)
+  int64_t gpus = 0;
+
+  /// The worst rank's peak and its GPU's memory, in whole bytes; absent
+  /// when the point was pruned before it was compiled.
+  struct Memory {
+    double peak = 0, capacity = 0;
+  };
+  std::optional<Memory> memory;
+
+  /// Present when a training point was simulated (docs/simulation.md).
+  struct Training {
+    double stepTime = 0, mfu = 0, tokensPerSecond = 0;
+    double computeTime = 0, exposedComm = 0, bubble = 0; ///< rank 0's breakdown
+  };
+  std::optional<Training> training;
+
+  /// Present when an inference point was simulated.
+  struct Inference {
+    double ttft = 0, itl = 0, total = 0, tokensPerSecond = 0;
+  };
+  std::optional<Inference> inference;
+
+  std::vector<FaultStudy> faultStudies;
+
+  /// The time points are ranked by: step time, or total latency.
+  std::optional<double> headline() const;
+  /// Identifies the point across runs: experiment, sweep and swept values.
+  std::string key() const;
+};
+
+/// The result of point `p`; `run` is null when Sema pruned it.
+PointResult makeResult(const ExperimentPoint &p, const RunResult *run);
+
+/// One JSON object on one line, no newline; keys in a fixed order
+/// (docs/simulation.md lists them).
+std::string resultJson(const PointResult &r);
+/// The inverse of resultJson; an error for a line cut short, or for one that
+/// misses a key rapidc writes.
+llvm::Expected<PointResult> readResult(llvm::StringRef line);
+
+/// The CSV file of `--output`: a header line, then one row per result
+/// (neither with its newline).
+std::string csvHeader();
+std::string csvRow(const PointResult &r);
+
+/// The table of `rapidc exp.rapid`: GPUs, peak memory, step time or
+/// TTFT/ITL, MFU, tokens per second, and ok or why it was pruned; a line
+/// per fault study under the point's row.
+void printResultHeader(llvm::raw_ostream &os);
+void printResultRow(const PointResult &r, llvm::raw_ostream &os);
+
+/// SVG charts: PREFIX.points.svg, the time of every point;
+/// PREFIX.faults.svg, the slowdown samples of every fault study.
+llvm::Error writePlots(const std::string &prefix, const std::vector<PointResult> &results);
+
+} // namespace rapid

@@ -1,0 +1,206 @@
+//===- Results.cpp - A point's result and its JSON line -------------------===//
+//
+// The JSON line is what `--format=json` prints, what PREFIX.jsonl holds and
+// what the journal of a sweep is made of, so the writer and its reader live
+// side by side: every key the writer prints, the reader takes back, and
+// numbers printed in their shortest round-trip form read back as the same
+// doubles, so a resumed point prints the same bytes as before.
+//===----------------------------------------------------------------------===//
+#include "rapid/Driver/Results.h"
+
+#include "rapid/Sema/PointPrinter.h"
+#include "rapid/Spec/Specs.h"
+#include "rapid/Support/Json.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rapid {
+
+std::optional<double> PointResult::headline() const {
+  if (training) return training->stepTime;
+  if (inference) return inference->total;
+  return std::nullopt;
+}
+
+std::string PointResult::key() const { return experiment + "\x1f" + sweep + "\x1f" + label; }
+
+PointResult makeResult(const ExperimentPoint &p, const RunResult *run) {
+  PointResult r;
+  r.experiment = p.experiment;
+  r.sweep = p.sweep;
+  r.point = p.point;
+  if (!p.sweep.empty()) r.label = pointLabel(p);
+  r.workload = p.workload();
+  r.reason = !p.feasible ? p.reason : run && !run->memory.fits ? run->memory.reason : "";
+  r.feasible = r.reason.empty();
+  r.gpus = p.network.gpus;
+  if (!run) return r;
+  // Whole bytes, as printed: the table and the CSV show what the JSON holds.
+  const StageMemory &worst = run->memory.worst();
+  r.memory = PointResult::Memory{std::nearbyint(worst.peak), std::nearbyint(worst.capacity)};
+  if (run->simulated && r.workload == Workload::Training)
+    r.training = PointResult::Training{run->stepTime,   run->mfu,         run->tokensPerSecond,
+                                       run->computeTime, run->exposedComm, run->bubble};
+  if (run->simulated && r.workload == Workload::Inference)
+    r.inference = PointResult::Inference{run->ttft, run->itl, run->total, run->tokensPerSecond};
+  r.faultStudies = run->faultStudies;
+  return r;
+}
+
+std::string resultJson(const PointResult &r) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::json::OStream j(os);
+  j.object([&] {
+    j.attribute("experiment", r.experiment);
+    j.attribute("sweep", r.sweep);
+    j.attributeObject("point", [&] {
+      for (const auto &[name, v] : r.point) {
+        j.attributeBegin(name);
+        v.writeJson(j);
+        j.attributeEnd();
+      }
+    });
+    j.attribute("label", r.label);
+    j.attribute("workload", llvm::StringRef(nameOf(r.workload)));
+    j.attribute("feasible", r.feasible);
+    j.attribute("reason", r.reason);
+    j.attribute("gpus", r.gpus);
+    if (r.memory)
+      j.attributeObject("memory", [&] {
+        writeNumber(j, "peak_bytes", r.memory->peak, JsonNumber::Whole);
+        writeNumber(j, "capacity_bytes", r.memory->capacity, JsonNumber::Whole);
+      });
+    if (const auto &t = r.training) {
+      writeNumber(j, "step_time_s", t->stepTime);
+      writeNumber(j, "mfu", t->mfu);
+      writeNumber(j, "tokens_per_s", t->tokensPerSecond);
+      j.attributeObject("breakdown", [&] {
+        writeNumber(j, "compute_s", t->computeTime);
+        writeNumber(j, "exposed_communication_s", t->exposedComm);
+        writeNumber(j, "pipeline_bubble_s", t->bubble);
+      });
+    }
+    if (const auto &i = r.inference) {
+      writeNumber(j, "ttft_s", i->ttft);
+      writeNumber(j, "itl_s", i->itl);
+      writeNumber(j, "total_s", i->total);
+      writeNumber(j, "tokens_per_s", i->tokensPerSecond);
+    }
+    if (r.faultStudies.empty()) return;
+    j.attributeArray("fault_studies", [&] {
+      for (const FaultStudy &f : r.faultStudies)
+        j.object([&] {
+          j.attribute("name", f.name);
+          j.attribute("samples", int64_t(f.times.size()));
+          writeNumber(j, "baseline_s", f.baseline);
+          writeNumber(j, "mean_s", f.mean());
+          writeNumber(j, "p50_s", f.quantile(0.5));
+          writeNumber(j, "p90_s", f.quantile(0.9));
+          writeNumber(j, "max_s", f.quantile(1.0));
+          writeNumber(j, "mean_slowdown", f.mean() / f.baseline);
+          j.attributeArray("times_s", [&] {
+            for (double t : f.times) writeNumber(j, t);
+          });
+        });
+    });
+  });
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Reading a line back. LLVM's ObjectMapper finds these by argument-dependent
+// lookup, so they live in namespace rapid.
+//===----------------------------------------------------------------------===//
+
+static bool fromJSON(const llvm::json::Value &v, PointResult::Memory &m, llvm::json::Path p) {
+  llvm::json::ObjectMapper o(v, p);
+  return o && o.map("peak_bytes", m.peak) && o.map("capacity_bytes", m.capacity);
+}
+
+/// Only what a study is drawn from: the summary statistics follow from it.
+static bool fromJSON(const llvm::json::Value &v, FaultStudy &f, llvm::json::Path p) {
+  llvm::json::ObjectMapper o(v, p);
+  return o && o.map("name", f.name) && o.map("baseline_s", f.baseline) && o.map("times_s", f.times);
+}
+
+/// A swept value: numbers, switches, names (a name and a string print the
+/// same), lists, and distributions as {"dist":..,"args":[..]}.
+static bool fromJSON(const llvm::json::Value &v, Value &out, llvm::json::Path p) {
+  out = Value::error();
+  switch (v.kind()) {
+  case llvm::json::Value::Null: return true;
+  case llvm::json::Value::Boolean: out = Value::boolean(*v.getAsBoolean()); return true;
+  case llvm::json::Value::Number: out = Value::number(*v.getAsNumber()); return true;
+  case llvm::json::Value::String: out = Value::symbol(v.getAsString()->str()); return true;
+  case llvm::json::Value::Array: out.kind = Value::Kind::List; return fromJSON(v, out.items, p);
+  case llvm::json::Value::Object: break;
+  }
+  llvm::json::ObjectMapper o(v, p);
+  out.kind = Value::Kind::Call;
+  return o.map("dist", out.s) && o.map("args", out.items);
+}
+
+/// Reads the figures of a simulated training point: at the top level, and
+/// rank 0's breakdown in an object of its own.
+static bool readTraining(const llvm::json::Value &v, PointResult::Training &t, llvm::json::Path p) {
+  llvm::json::ObjectMapper top(v, p);
+  const llvm::json::Value *breakdown = v.getAsObject()->get("breakdown");
+  if (!breakdown) {
+    p.field("breakdown").report("missing value");
+    return false;
+  }
+  llvm::json::ObjectMapper b(*breakdown, p.field("breakdown"));
+  return top.map("step_time_s", t.stepTime) && top.map("mfu", t.mfu) && top.map("tokens_per_s", t.tokensPerSecond) &&
+         b && b.map("compute_s", t.computeTime) && b.map("exposed_communication_s", t.exposedComm) &&
+         b.map("pipeline_bubble_s", t.bubble);
+}
+
+static bool readInference(const llvm::json::Value &v, PointResult::Inference &i, llvm::json::Path p) {
+  llvm::json::ObjectMapper m(v, p);
+  return m.map("ttft_s", i.ttft) && m.map("itl_s", i.itl) && m.map("total_s", i.total) &&
+         m.map("tokens_per_s", i.tokensPerSecond);
+}
+
+static bool fromJSON(const llvm::json::Value &v, PointResult &r, llvm::json::Path p) {
+  llvm::json::ObjectMapper o(v, p);
+  std::string workload;
+  if (!o || !o.map("experiment", r.experiment) || !o.map("sweep", r.sweep) || !o.map("label", r.label) ||
+      !o.map("workload", workload) || !o.map("feasible", r.feasible) || !o.map("reason", r.reason) ||
+      !o.map("gpus", r.gpus) || !o.map("memory", r.memory) || !o.mapOptional("fault_studies", r.faultStudies))
+    return false;
+  for (Workload w : {Workload::None, Workload::Training, Workload::Inference})
+    if (nameOf(w) == workload) r.workload = w;
+  if (nameOf(r.workload) != workload) {
+    p.field("workload").report("expected training or inference");
+    return false;
+  }
+  const llvm::json::Object &obj = *v.getAsObject();
+  const llvm::json::Object *point = obj.getObject("point");
+  if (!point) {
+    p.field("point").report("expected object");
+    return false;
+  }
+  for (const auto &[name, x] : *point) {
+    r.point.emplace_back(name.str(), Value());
+    if (!fromJSON(x, r.point.back().second, p.field("point").field(name))) return false;
+  }
+  std::sort(r.point.begin(), r.point.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+  if (obj.get("step_time_s") && !readTraining(v, r.training.emplace(), p)) return false;
+  if (obj.get("ttft_s") && !readInference(v, r.inference.emplace(), p)) return false;
+  return true;
+}
+
+llvm::Expected<PointResult> readResult(llvm::StringRef line) {
+  llvm::Expected<llvm::json::Value> v = llvm::json::parse(line);
+  if (!v) return v.takeError();
+  PointResult r;
+  llvm::json::Path::Root root("result");
+  if (!fromJSON(*v, r, root)) return root.getError();
+  return r;
+}
+
+} // namespace rapid
