@@ -121,7 +121,7 @@ double headline(const RunResult &r, bool training) { return training ? r.stepTim
 llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOptions &opts) {
   ir::Program prog = compilePoint(point, {});
   RunResult r;
-  r.memory = analyzeMemory(prog, point);
+  r.memory = *prog.memoryReport;
   if (!r.memory.fits) return r;
   bool training = point.isTraining();
   double runs = 1; // fault studies repeat the simulation per sample

@@ -54,10 +54,7 @@ double activationPeak(const ir::Graph &g, const ir::MemoryFacts &mf) {
 
 } // namespace
 
-void memoryPass(ir::Program &prog, const ExperimentPoint &point) { prog.memoryReport = analyzeMemory(prog, point); }
-
-MemoryReport analyzeMemory(const ir::Program &prog, const ExperimentPoint &point) {
-  if (prog.memoryReport) return *prog.memoryReport;
+void memoryPass(ir::Program &prog, const ExperimentPoint &point) {
   const GpuSpec &gpu = point.gpu;
   const ir::MemoryFacts &mf = prog.memory;
   const ir::Layout &L = prog.layout;
@@ -91,7 +88,7 @@ MemoryReport analyzeMemory(const ir::Program &prog, const ExperimentPoint &point
     r.reason = fmt::format("needs {} on rank {} (stage {}) but '{}' has {}", formatBytes(Bytes(w.peak)), w.rank, w.stage,
                            point.gpu.name, formatBytes(Bytes(w.capacity)));
   }
-  return r;
+  prog.memoryReport = std::move(r);
 }
 
 } // namespace rapid

@@ -134,7 +134,7 @@ int emitMemory(const Program &prog) {
   for (const ExperimentPoint &p : prog.points) {
     if (!p.feasible) continue;
     ir::Program ir = compilePoint(p, {});
-    MemoryReport mem = analyzeMemory(ir, p);
+    const MemoryReport &mem = *ir.memoryReport;
     format == Format::Json ? printMemoryJson(mem, p, llvm::outs()) : printMemoryText(mem, ir.memory, p, llvm::outs());
   }
   return 0;
