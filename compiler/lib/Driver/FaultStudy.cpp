@@ -109,7 +109,9 @@ faultStudies(const ExperimentPoint &point, unsigned jobs,
     uint64_t seed = uint64_t(rf.seed);
     auto sample = [&](size_t i) -> llvm::Error {
       llvm::Expected<double> t = timeOf(drawSample(rf, links, seed, i));
-      if (!t) return t.takeError();
+      if (!t)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(), "random fault '%s', sample %zu: %s",
+                                       rf.name.c_str(), i, llvm::toString(t.takeError()).c_str());
       study.times[i] = *t;
       return llvm::Error::success();
     };

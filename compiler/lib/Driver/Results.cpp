@@ -50,11 +50,18 @@ PointResult makeResult(const ExperimentPoint &p, const RunResult *run) {
   return r;
 }
 
-std::string resultJson(const PointResult &r) {
+PointResult failedResult(const ExperimentPoint &p, std::string error) {
+  PointResult r = makeResult(p, nullptr);
+  r.error = std::move(error);
+  return r;
+}
+
+std::string resultJson(const PointResult &r, llvm::StringRef fingerprint) {
   std::string out;
   llvm::raw_string_ostream os(out);
   llvm::json::OStream j(os);
   j.object([&] {
+    if (!fingerprint.empty()) j.attribute("fingerprint", fingerprint);
     j.attribute("experiment", r.experiment);
     j.attribute("sweep", r.sweep);
     j.attributeObject("point", [&] {
@@ -68,6 +75,7 @@ std::string resultJson(const PointResult &r) {
     j.attribute("workload", llvm::StringRef(nameOf(r.workload)));
     j.attribute("feasible", r.feasible);
     j.attribute("reason", r.reason);
+    if (!r.error.empty()) j.attribute("error", r.error);
     j.attribute("gpus", r.gpus);
     if (r.memory)
       j.attributeObject("memory", [&] {
@@ -170,7 +178,8 @@ static bool fromJSON(const llvm::json::Value &v, PointResult &r, llvm::json::Pat
   std::string workload;
   if (!o || !o.map("experiment", r.experiment) || !o.map("sweep", r.sweep) || !o.map("label", r.label) ||
       !o.map("workload", workload) || !o.map("feasible", r.feasible) || !o.map("reason", r.reason) ||
-      !o.map("gpus", r.gpus) || !o.map("memory", r.memory) || !o.mapOptional("fault_studies", r.faultStudies))
+      !o.map("gpus", r.gpus) || !o.map("memory", r.memory) || !o.mapOptional("fault_studies", r.faultStudies) ||
+      !o.mapOptional("error", r.error))
     return false;
   for (Workload w : {Workload::None, Workload::Training, Workload::Inference})
     if (nameOf(w) == workload) r.workload = w;
@@ -194,9 +203,11 @@ static bool fromJSON(const llvm::json::Value &v, PointResult &r, llvm::json::Pat
   return true;
 }
 
-llvm::Expected<PointResult> readResult(llvm::StringRef line) {
+llvm::Expected<PointResult> readResult(llvm::StringRef line, std::string *fingerprint) {
   llvm::Expected<llvm::json::Value> v = llvm::json::parse(line);
   if (!v) return v.takeError();
+  if (fingerprint && v->getAsObject())
+    *fingerprint = v->getAsObject()->getString("fingerprint").value_or("").str();
   PointResult r;
   llvm::json::Path::Root root("result");
   if (!fromJSON(*v, r, root)) return root.getError();

@@ -2,11 +2,13 @@
 #include "rapid/Driver/Sweep.h"
 
 #include "rapid/Driver/Parallel.h"
+#include "rapid/Sema/PointPrinter.h"
 #include "rapid/Support/Files.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Process.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -16,27 +18,40 @@
 namespace rapid {
 namespace {
 
+/// A journal line: the result and the fingerprint of what it was computed from.
+struct Finished {
+  PointResult result;
+  std::string fingerprint;
+};
+
 /// Results of a previous run's journal, by point key. A line cut short by a
 /// kill does not read back and is redone.
-std::map<std::string, PointResult> readJournal(const std::string &path) {
-  std::map<std::string, PointResult> done;
+std::map<std::string, Finished> readJournal(const std::string &path) {
+  std::map<std::string, Finished> done;
   auto buf = llvm::MemoryBuffer::getFile(path);
   if (!buf) return done;
   llvm::SmallVector<llvm::StringRef> lines;
   (*buf)->getBuffer().split(lines, '\n', -1, false);
   for (llvm::StringRef l : lines) {
-    llvm::Expected<PointResult> r = readResult(l);
-    if (r) done[r->key()] = std::move(*r);
-    else llvm::consumeError(r.takeError());
+    std::string fingerprint;
+    llvm::Expected<PointResult> r = readResult(l, &fingerprint);
+    if (!r) {
+      llvm::consumeError(r.takeError());
+      continue;
+    }
+    std::string key = r->key(); // before the result moves
+    done[key] = {std::move(*r), std::move(fingerprint)};
   }
   return done;
 }
 
-/// Best first: feasible before pruned, then by step time (training) or
-/// total latency (inference).
-double sortKey(const PointResult &r) { return r.feasible ? r.headline().value_or(INFINITY) : INFINITY; }
+/// Best first: feasible before pruned and failed, then by step time
+/// (training) or total latency (inference).
+double sortKey(const PointResult &r) {
+  return r.feasible && r.error.empty() ? r.headline().value_or(INFINITY) : INFINITY;
+}
 
-llvm::Error writeResults(const std::string &prefix, std::vector<PointResult> results) {
+void writeResults(const std::string &prefix, std::vector<PointResult> results, DiagnosticEngine &diags) {
   std::stable_sort(results.begin(), results.end(),
                    [](const PointResult &a, const PointResult &b) { return sortKey(a) < sortKey(b); });
   std::string jsonl, csv = csvHeader() + "\n";
@@ -44,69 +59,100 @@ llvm::Error writeResults(const std::string &prefix, std::vector<PointResult> res
     jsonl += resultJson(r) + "\n";
     csv += csvRow(r) + "\n";
   }
-  if (llvm::Error e = writeFileAtomically(prefix + ".jsonl", jsonl)) return e;
-  return writeFileAtomically(prefix + ".csv", csv);
+  for (auto [path, text] : {std::pair{prefix + ".jsonl", &jsonl}, {prefix + ".csv", &csv}})
+    if (llvm::Error e = writeFileAtomically(path, *text))
+      diags.report(DiagID::CannotWrite, {}, path, llvm::toString(std::move(e)));
 }
+
+/// The journal of a sweep: one line per finished point, flushed at once.
+/// A write that fails (a full disk) is reported once and ends the journal;
+/// the sweep goes on.
+class Journal {
+public:
+  Journal(std::string path, DiagnosticEngine &diags) : path(std::move(path)), diags(diags) {}
+  llvm::Error open(bool append) {
+    std::error_code ec;
+    out = std::make_unique<llvm::raw_fd_ostream>(path, ec, append ? llvm::sys::fs::OF_Append : llvm::sys::fs::OF_None);
+    if (ec) return llvm::createStringError(ec, "cannot write '%s': %s", path.c_str(), ec.message().c_str());
+    return llvm::Error::success();
+  }
+  void add(const std::string &line) {
+    if (!out) return;
+    *out << line << "\n";
+    out->flush();
+    if (!out->has_error()) return;
+    diags.report(DiagID::CannotWrite, {}, path, out->error().message());
+    out->clear_error();
+    out.reset();
+  }
+
+private:
+  std::string path;
+  DiagnosticEngine &diags;
+  std::unique_ptr<llvm::raw_fd_ostream> out;
+};
 
 } // namespace
 
+std::string pointFingerprint(const ExperimentPoint &point, SimMode mode) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printPointJson(point, os);
+  os << "mode=" << int(mode) << " rapidc=" << RAPID_BUILD_ID;
+  return llvm::utohexstr(llvm::xxh3_64bits(text), /*LowerCase=*/true, /*Width=*/16);
+}
+
 llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPoint> &points,
                                                   const SweepOptions &opts) {
+  DiagnosticEngine &diags = *opts.diags;
   std::string journalPath = opts.output.empty() ? "" : opts.output + ".jsonl.partial";
-  std::map<std::string, PointResult> done;
+  std::map<std::string, Finished> done;
   if (opts.resume && !journalPath.empty()) done = readJournal(journalPath);
   std::vector<PointResult> results(points.size());
+  std::vector<std::string> fingerprints(points.size());
   std::vector<size_t> todo;
+  size_t stale = 0;
   for (size_t i = 0; i < points.size(); ++i) {
     results[i] = makeResult(points[i], nullptr);
+    fingerprints[i] = pointFingerprint(points[i], opts.mode);
     auto it = done.find(results[i].key());
-    if (it == done.end()) {
+    bool same = it != done.end() && it->second.fingerprint == fingerprints[i];
+    stale += it != done.end() && !same;
+    if (!same) {
       todo.push_back(i);
       continue;
     }
     // The same key means the same swept values; the point has them in the
     // sweep's order, which a JSON object does not keep.
-    PointResult resumed = it->second;
+    PointResult resumed = it->second.result;
     resumed.point = std::move(results[i].point);
     results[i] = std::move(resumed);
   }
-  std::unique_ptr<llvm::raw_fd_ostream> journal;
-  if (!journalPath.empty()) {
-    std::error_code ec;
-    journal = std::make_unique<llvm::raw_fd_ostream>(journalPath, ec, opts.resume ? llvm::sys::fs::OF_Append
-                                                                                    : llvm::sys::fs::OF_None);
-    if (ec) return llvm::createStringError(ec, "cannot write '%s': %s", journalPath.c_str(), ec.message().c_str());
-  }
+  if (stale) diags.report(DiagID::StaleJournal, {}, stale, stale + points.size() - todo.size(), journalPath);
+  std::optional<Journal> journal;
+  if (!journalPath.empty())
+    if (llvm::Error e = journal.emplace(journalPath, diags).open(opts.resume)) return e;
   std::mutex mu; // the journal and the progress line
   size_t finished = 0;
   llvm::Error failure = parallelFor(todo.size(), opts.jobs, [&](size_t t) -> llvm::Error {
     size_t i = todo[t];
     const ExperimentPoint &p = points[i];
-    std::optional<RunResult> r;
     if (p.feasible) {
       RunOptions ro;
       ro.mode = opts.mode;
       ro.jobs = todo.size() == 1 ? opts.jobs : 1; // one point: its fault samples in parallel
       if (i == opts.timelinePoint) ro.timeline = opts.timeline;
       llvm::Expected<RunResult> res = runPoint(p, ro);
-      if (!res)
-        return llvm::createStringError(std::errc::invalid_argument, "%s: %s", p.experiment.c_str(),
-                                       llvm::toString(res.takeError()).c_str());
-      r = std::move(*res);
+      results[i] = res ? makeResult(p, &*res) : failedResult(p, llvm::toString(res.takeError()));
     }
-    results[i] = makeResult(p, r ? &*r : nullptr);
     std::lock_guard<std::mutex> lock(mu);
-    if (journal) {
-      *journal << resultJson(results[i]) << "\n";
-      journal->flush();
-    }
+    if (journal) journal->add(resultJson(results[i], fingerprints[i]));
     if (opts.progress) llvm::errs() << fmt::format("\r[{}/{}] points", ++finished, todo.size());
     return llvm::Error::success();
   });
   if (opts.progress && !todo.empty()) llvm::errs() << "\n";
   if (failure) return failure;
-  if (!opts.output.empty())
-    if (llvm::Error e = writeResults(opts.output, results)) return e;
+  if (!opts.output.empty()) writeResults(opts.output, results, diags);
   return results;
 }
 

@@ -18,6 +18,11 @@ namespace {
 
 std::string seconds(double s) { return formatSeconds(Seconds(s)); }
 
+std::string status(const PointResult &r) {
+  if (!r.error.empty()) return "failed: " + r.error;
+  return r.reason.empty() ? "ok" : "pruned: " + r.reason;
+}
+
 } // namespace
 
 void printResultHeader(llvm::raw_ostream &os) {
@@ -37,7 +42,7 @@ void printResultRow(const PointResult &r, llvm::raw_ostream &os) {
     tps = fmt::format("{:.0f}", i->tokensPerSecond);
   }
   os << llvm::formatv("{0,-20} {1,-30} {2,5} {3,10} {4,21} {5,6} {6,11}  {7}\n", r.experiment, r.label, r.gpus,
-                      memory, time, mfu, tps, r.reason.empty() ? std::string("ok") : "pruned: " + r.reason);
+                      memory, time, mfu, tps, status(r));
   for (const FaultStudy &f : r.faultStudies) {
     double base = f.baseline;
     os << fmt::format("    faults {}: {} samples, slowdown mean {:.3f}x, p50 {:.3f}x, p90 {:.3f}x, worst {:.3f}x\n",
@@ -65,7 +70,8 @@ std::string csvRow(const PointResult &r) {
   PointResult::Training t = r.training.value_or(PointResult::Training());
   PointResult::Inference i = r.inference.value_or(PointResult::Inference());
   return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", text(r.experiment), text(r.sweep),
-                     text(r.label), text(std::string(nameOf(r.workload))), r.feasible, text(r.reason),
+                     text(r.label), text(std::string(nameOf(r.workload))), r.feasible && r.error.empty(),
+                     text(r.error.empty() ? r.reason : "failed: " + r.error),
                      num(true, double(r.gpus)), num(mem, m.peak), num(mem, m.capacity), num(train, t.stepTime),
                      num(train, t.mfu), num(train || infer, train ? t.tokensPerSecond : i.tokensPerSecond),
                      num(train, t.computeTime), num(train, t.exposedComm), num(train, t.bubble), num(infer, i.ttft),

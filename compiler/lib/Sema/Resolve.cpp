@@ -213,6 +213,7 @@ void Sema::checkAllDecls() {
 void Sema::runExperiment(const ast::Decl &d, std::vector<ExperimentPoint> &out) {
   const Record &exp = records.at(d.name.name);
   ExperimentPoint p = resolvePoint(exp, {});
+  p.where = d.name.range;
   if (diags.hasErrors())
     return;
   for (const Problem &problem : check(p, exp))

@@ -185,6 +185,7 @@ void Sema::expandSweep(const ast::Decl &sweep, std::vector<ExperimentPoint> &out
     Outcome o = pointAt(*this, *plan, n, sweep.name.name, p);
     if (o == Outcome::Error) return;
     if (o == Outcome::Kept) {
+      p.where = sweep.name.range;
       out.push_back(std::move(p));
       ++kept;
     }

@@ -162,6 +162,7 @@ int runAll(const Program &prog, DiagnosticEngine &diags) {
   so.timeline = timeline;
   so.timelinePoint = timelinePoint;
   so.mode = simMode;
+  so.diags = &diags;
   if (resume && outputPrefix.empty()) {
     diags.report(DiagID::BadOption, {}, "--resume needs --output PREFIX: it continues PREFIX.jsonl.partial");
     return 1;
@@ -171,20 +172,26 @@ int runAll(const Program &prog, DiagnosticEngine &diags) {
     diags.report(DiagID::BadOption, {}, llvm::toString(results.takeError()));
     return 1;
   }
-  if (!plotPrefix.empty())
-    if (llvm::Error e = writePlots(plotPrefix, *results)) {
-      diags.report(DiagID::BadOption, {}, llvm::toString(std::move(e)));
-      return 1;
-    }
   if (format == Format::Text) printResultHeader(llvm::outs());
   for (const PointResult &r : *results)
     format == Format::Json ? void(llvm::outs() << resultJson(r) << "\n") : printResultRow(r, llvm::outs());
-  return 0;
+  if (!plotPrefix.empty())
+    if (llvm::Error e = writePlots(plotPrefix, *results)) diags.report(DiagID::BadOption, {}, llvm::toString(std::move(e)));
+  // Every point has its row; the ones that failed are reported where they
+  // are declared, and the exit status says so.
+  for (size_t i = 0; i < results->size(); ++i)
+    if (!(*results)[i].error.empty()) {
+      const ExperimentPoint &p = prog.points[i];
+      std::string what = p.sweep.empty() ? fmt::format("experiment '{}'", p.experiment)
+                                         : fmt::format("point {} of sweep '{}'", (*results)[i].label, p.sweep);
+      diags.report(DiagID::PointFailed, p.where, what, (*results)[i].error);
+    }
+  return diags.hasErrors() ? 1 : 0;
 }
 
 } // namespace
 
-int main(int argc, char **argv) {
+int rapidc(int argc, char **argv) {
   cl::SetVersionPrinter([](llvm::raw_ostream &os) { os << "rapidc " << RAPID_VERSION << "\n"; });
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
@@ -224,4 +231,17 @@ int main(int argc, char **argv) {
   case Emit::Run: break;
   }
   return runAll(*prog, diags);
+}
+
+int main(int argc, char **argv) {
+  int status = rapidc(argc, argv);
+  // A full disk or a closed pipe under stdout is an error the user must see,
+  // not LLVM's "IO failure on output stream" abort at exit.
+  llvm::outs().flush();
+  if (llvm::outs().has_error()) {
+    llvm::errs() << "rapidc: error: cannot write the standard output: " << llvm::outs().error().message() << "\n";
+    llvm::outs().clear_error();
+    return 1;
+  }
+  return status;
 }

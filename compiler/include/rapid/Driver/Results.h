@@ -28,6 +28,7 @@ struct PointResult {
   Workload workload = Workload::None;
   bool feasible = true;
   std::string reason; ///< why the point was pruned (structure or memory)
+  std::string error;  ///< why its simulation failed (a disconnected network, ...)
   int64_t gpus = 0;
 
   /// The worst rank's peak and its GPU's memory, in whole bytes; absent
@@ -60,13 +61,16 @@ struct PointResult {
 
 /// The result of point `p`; `run` is null when Sema pruned it.
 PointResult makeResult(const ExperimentPoint &p, const RunResult *run);
+/// The result of point `p` whose simulation failed with `error`.
+PointResult failedResult(const ExperimentPoint &p, std::string error);
 
 /// One JSON object on one line, no newline; keys in a fixed order
-/// (docs/simulation.md lists them).
-std::string resultJson(const PointResult &r);
+/// (docs/simulation.md lists them). A journal line leads with the
+/// fingerprint of the inputs it was computed from.
+std::string resultJson(const PointResult &r, llvm::StringRef fingerprint = "");
 /// The inverse of resultJson; an error for a line cut short, or for one that
 /// misses a key rapidc writes.
-llvm::Expected<PointResult> readResult(llvm::StringRef line);
+llvm::Expected<PointResult> readResult(llvm::StringRef line, std::string *fingerprint = nullptr);
 
 /// The CSV file of `--output`: a header line, then one row per result
 /// (neither with its newline).

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "rapid/Driver/Results.h"
+#include "rapid/Support/Diagnostics.h"
 
 namespace rapid {
 
@@ -13,13 +14,25 @@ struct SweepOptions {
   std::string timeline;    ///< a Perfetto timeline of point `timelinePoint`
   size_t timelinePoint = 0;
   SimMode mode = SimMode::Auto;
+  /// Where a stale journal and files that cannot be written are reported.
+  DiagnosticEngine *diags = nullptr;
 };
 
-/// Runs every point (in parallel), returning the results in point order.
-/// With an output prefix, each finished point is appended to
+/// What the results of `point` depend on, as a short hex string: its
+/// resolved values (what the file, its imports and --set made of it), the
+/// simulation mode and rapidc's build. A journal line with another
+/// fingerprint is not resumed.
+std::string pointFingerprint(const ExperimentPoint &point, SimMode mode);
+
+/// Runs every point (in parallel), returning the results in point order; a
+/// point whose simulation fails has its `error` set and the others still
+/// run. With an output prefix, each finished point is appended to
 /// OUTPUT.jsonl.partial at once, so a killed sweep loses nothing and a rerun
 /// with `resume` picks up where it stopped; at the end the results are
 /// written, sorted best first, to OUTPUT.csv and OUTPUT.jsonl atomically.
+/// Files that cannot be written are reported to `opts.diags`; the results
+/// are returned all the same. Only a journal that cannot be opened is an
+/// error.
 llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPoint> &points,
                                                   const SweepOptions &opts);
 

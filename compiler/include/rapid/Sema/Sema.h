@@ -34,6 +34,7 @@ struct ExperimentPoint {
   bool feasible = true;
   std::string reason; ///< why a sweep point was pruned
   bool resolved = false; ///< false for a sweep point pruned before resolution (`dp = 8 / 16`)
+  llvm::SMRange where;   ///< the experiment's or the sweep's name: where run-time failures are reported
   ExperimentRefs refs;
   std::optional<TrainingSpec> training;   ///< `training { ... }` was written
   std::optional<InferenceSpec> inference; ///< `inference { ... }` was written
