@@ -8,6 +8,7 @@
 #include "rapid/Emit/ChakraNodes.h"
 
 #include "et_def.pb.h"
+#include "rapid/Support/SimTime.h"
 
 #include <cmath>
 #include <set>
@@ -73,7 +74,9 @@ void fillNode(Node &n, const ir::Op &op, size_t idx, int64_t rank, const RankLay
   cpu->set_bool_val(false);
   if (!op.isComm()) {
     n.set_type(COMP_NODE);
-    double ns = op.time.value() * 1e9;
+    // The runtime's clock stops at 2^62 ps: a longer op saturates there and
+    // fails the run by name instead of wrapping an int64 here.
+    double ns = std::min(op.time.value() * 1e9, double(kMaxTimePs / 1000));
     n.set_duration_micros(uint64_t(std::llround(ns / 1000)));
     attrInt(n, "rapid_time_ns", std::max<int64_t>(1, std::llround(ns)));
     attrInt(n, "num_ops", std::llround(op.flops));

@@ -1,6 +1,7 @@
 //===- Scheduler.cpp - Per-rank readiness, resources and accounting -------===//
 
 #include "rapid/Engine/Simulator.h"
+#include "rapid/Support/SimTime.h"
 
 #include <cmath>
 
@@ -106,11 +107,11 @@ void Simulator::issue(uint32_t r, uint32_t idx) {
   s.state[idx] = kRunning;
   switch (n.kind) {
   case NodeKind::Comp:
-    finishNodeAt(now_ + computeTimePs(n), r, idx);
+    finishNodeAt(addTime(now_, computeTimePs(n)), r, idx);
     break;
   case NodeKind::Coll:
     if (n.coll() == trace::CollKind::Broadcast) // replayed, as Astra-Sim does
-      finishNodeAt(now_ + std::max<int64_t>(1000, int64_t(n.durationMicros) * 1000000), r, idx);
+      finishNodeAt(addTime(now_, std::max<int64_t>(1000, timeFromUnits(int64_t(std::min<uint64_t>(n.durationMicros, INT64_MAX)), 1000000))), r, idx);
     else
       startCollective(r, idx);
     break;
@@ -123,6 +124,11 @@ void Simulator::issue(uint32_t r, uint32_t idx) {
 void Simulator::complete(uint32_t r, uint32_t idx) {
   const auto &g = w_.ranks[r];
   const TraceNode &n = g.nodes[idx];
+  if (now_ >= kMaxTimePs) { // every time saturates there: this one would have wrapped
+    fail(g, n, "finishes past the simulated-time limit of 2^62 ps (53 days): a duration, or a message "
+               "too large for its links' bandwidth");
+    return;
+  }
   RankState &s = ranks_[r];
   --queueOf(s, n).busy;
   account(s);
@@ -148,16 +154,16 @@ void Simulator::complete(uint32_t r, uint32_t idx) {
 /// 0 becomes 1 ns as in Astra-Sim. Returns picoseconds.
 int64_t Simulator::computeTimePs(const TraceNode &n) const {
   if (n.rapidTimeNs != trace::kAbsent && !opts_.astraCompat)
-    return std::max<int64_t>(0, n.rapidTimeNs) * 1000;
+    return timeFromUnits(n.rapidTimeNs, 1000);
   const auto &sys = opts_.system;
   if (sys.roofline && !n.isCpuOp && n.numOps != trace::kAbsent && n.tensorSize != trace::kAbsent) {
     if (n.tensorSize <= 0 || n.numOps <= 0)
       return 0;
     double intensity = double(n.numOps) / double(n.tensorSize);
     double perf = std::min(sys.memBytesPerNs * intensity, sys.peakFlopsPerNs);
-    return std::max<int64_t>(1000, std::llround(double(n.numOps) / perf) * 1000);
+    return std::max<int64_t>(1000, timeFromPs(std::nearbyint(double(n.numOps) / perf) * 1000));
   }
-  return std::max<int64_t>(1000, int64_t(n.durationMicros) * 1000000);
+  return std::max<int64_t>(1000, timeFromUnits(int64_t(std::min<uint64_t>(n.durationMicros, INT64_MAX)), 1000000));
 }
 
 } // namespace rapid::engine

@@ -2,6 +2,8 @@
 
 #include "rapid/Network/Network.h"
 
+#include "rapid/Support/SimTime.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -17,7 +19,7 @@ int64_t Network::serializationPs(uint32_t l, double bytes) const {
   // The small slack keeps exact quotients (1000 B at 1 B/ns) from rounding up
   // through floating-point noise.
   double ps = bytes * 1000.0 / topo_.links()[l].bytesPerNs;
-  return std::max<int64_t>(1, int64_t(std::ceil(ps - 1e-6)));
+  return std::max<int64_t>(1, timeFromPs(ps - 1e-6));
 }
 
 HopTimes Network::sendHop(int64_t now, uint32_t l, double bytes, int64_t tailReadyPs) {
@@ -25,15 +27,15 @@ HopTimes Network::sendHop(int64_t now, uint32_t l, double bytes, int64_t tailRea
   int64_t start = std::max(now, s.freeAtPs);
   int64_t ser = serializationPs(l, bytes);
   // The link cannot send the last byte before it has received it.
-  int64_t end = std::max(start + ser, tailReadyPs);
+  int64_t end = std::max(addTime(start, ser), tailReadyPs);
   s.freeAtPs = end;
   s.busyPs += end - start;
   s.bytes += bytes;
   if (recordSpans_) spans_.push_back({l, start, end, bytes});
   int64_t latency = topo_.links()[l].latencyPs;
   if (switching_ == Switching::StoreAndForward)
-    return HopTimes{end + latency, end + latency};
-  return HopTimes{start + latency, end + latency};
+    return HopTimes{addTime(end, latency), addTime(end, latency)};
+  return HopTimes{addTime(start, latency), addTime(end, latency)};
 }
 
 int64_t Network::sendAlphaBeta(int64_t now, Route r, double bytes) {
@@ -43,12 +45,12 @@ int64_t Network::sendAlphaBeta(int64_t now, Route r, double bytes) {
     int64_t ser = serializationPs(l, bytes);
     stats_[l].busyPs += ser;
     stats_[l].bytes += bytes;
-    if (recordSpans_) spans_.push_back({l, now, now + ser, bytes}); // contention-free: starts at once
-    latency += topo_.links()[l].latencyPs;
-    serSum += ser;
+    if (recordSpans_) spans_.push_back({l, now, addTime(now, ser), bytes}); // contention-free: starts at once
+    latency = addTime(latency, topo_.links()[l].latencyPs);
+    serSum = addTime(serSum, ser);
     serMax = std::max(serMax, ser);
   }
-  return now + latency + (switching_ == Switching::CutThrough ? serMax : serSum);
+  return addTime(addTime(now, latency), switching_ == Switching::CutThrough ? serMax : serSum);
 }
 
 } // namespace rapid::net
