@@ -190,7 +190,7 @@ void Simulator::sendStep(uint32_t id, uint32_t member, uint32_t chunk, uint32_t 
     m.inst = id;
     m.member = peerMember;
     m.slot = chunk * inst.numSteps + uint32_t(int(step) + st.recvOffset);
-    inject(at.rank, rankOf(inst, peerMember), m);
+    inject(at.rank, rankOf(inst, peerMember), m, inst.node[member]);
   });
 }
 

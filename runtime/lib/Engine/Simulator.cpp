@@ -28,15 +28,17 @@ void Simulator::fail(std::string message) {
 }
 
 void Simulator::fail(const trace::RankGraph &g, const TraceNode &n, const std::string &what) {
-  fail(fmt::format("{}: node {}: {}", g.file, n.id, what));
+  std::string_view name = g.name(n);
+  fail(name.empty() ? fmt::format("{}: node {}: {}", g.file, n.id, what)
+                    : fmt::format("{}: node {} '{}': {}", g.file, n.id, name, what));
 }
 
-/// Puts a message on the network at now_. Route errors (a partition by hard
-/// faults) stop the simulation.
-void Simulator::inject(uint32_t src, uint32_t dst, Message m) {
+/// Puts a message from node `srcNode` of rank `src` on the network at now_.
+/// Route errors (a partition by hard faults) stop the simulation, naming it.
+void Simulator::inject(uint32_t src, uint32_t dst, Message m, uint32_t srcNode) {
   auto route = net_.router().route(int(src), int(dst));
   if (!route)
-    return fail(llvm::toString(route.takeError()));
+    return fail(w_.ranks[src], w_.ranks[src].nodes[srcNode], llvm::toString(route.takeError()));
   m.route = *route;
   m.hop = 0;
   m.tailPs = now_;
@@ -102,7 +104,7 @@ void Simulator::issueSend(uint32_t r, uint32_t idx) {
   m.channel = channelFor(r, n.commDst, n.commTag, n.commSize);
   m.srcRank = r;
   m.srcNode = idx;
-  inject(r, uint32_t(n.commDst), m);
+  inject(r, uint32_t(n.commDst), m, idx);
 }
 
 void Simulator::issueRecv(uint32_t r, uint32_t idx) {

@@ -1,6 +1,7 @@
 //===- SystemConfig.cpp - Read and write the system JSON ------------------===//
 
 #include "rapid/Engine/SystemConfig.h"
+#include "rapid/Network/ConfigInput.h"
 #include "rapid/Network/NetworkConfig.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -18,9 +19,11 @@ const char *const kAlgorithmKeys[] = {"all-reduce-implementation", "all-gather-i
 
 llvm::Error readAlgorithms(const std::string &path, const llvm::json::Object &o, const char *key,
                            std::vector<coll::Algorithm> &out) {
+  if (!o.get(key))
+    return llvm::Error::success();
   const auto *list = o.getArray(key);
   if (!list)
-    return llvm::Error::success();
+    return configError(path, fmt::format("'{}' must be a list of algorithm names, one per dimension", key));
   for (const auto &v : *list) {
     coll::Algorithm a;
     auto name = v.getAsString();
@@ -33,25 +36,69 @@ llvm::Error readAlgorithms(const std::string &path, const llvm::json::Object &o,
   return llvm::Error::success();
 }
 
+/// Astra-Sim system keys rapid-sim does not model: accepted and ignored, so
+/// a stock Astra-Sim file reads; any other key is a typo and an error.
+const llvm::StringRef kKnownKeys[] = {
+    "preferred-dataset-splits", "active-chunks-per-dimension", "all-reduce-implementation",
+    "all-gather-implementation", "reduce-scatter-implementation", "all-to-all-implementation",
+    "roofline-enabled", "peak-perf", "local-mem-bw",
+    // read by Astra-Sim, not by us (docs/runtime.md)
+    "scheduling-policy", "endpoint-delay", "collective-optimization", "local-reduction-delay",
+    "intra-dimension-scheduling", "inter-dimension-scheduling", "boost-mode", "trace-enabled",
+    "replay-only", "track-local-mem", "local-mem-trace-filename", "model-shared-bus", "L", "o", "g", "G"};
+
+/// `key` as an integer from `lo` to `hi`, or `dflt` when absent.
+llvm::Expected<int64_t> integer(const std::string &path, const llvm::json::Object &o, llvm::StringRef key,
+                                int64_t dflt, int64_t lo, int64_t hi) {
+  const llvm::json::Value *v = o.get(key);
+  if (!v) return dflt;
+  std::optional<int64_t> n = v->getAsInteger();
+  if (!n || *n < lo || *n > hi)
+    return configError(path, fmt::format("'{}' must be a whole number from {} to {}", key.str(), lo, hi));
+  return *n;
+}
+
+/// `key` as a finite number above 0 and below `hi`, or 0 when absent.
+llvm::Expected<double> positive(const std::string &path, const llvm::json::Object &o, llvm::StringRef key,
+                                double hi) {
+  const llvm::json::Value *v = o.get(key);
+  if (!v) return 0.0;
+  std::optional<double> x = v->getAsNumber();
+  if (!x || !(*x > 0 && *x <= hi))
+    return configError(path, fmt::format("'{}' must be a number above 0 and at most {:g}", key.str(), hi));
+  return *x;
+}
+
 llvm::Expected<SystemConfig> fromJson(const std::string &path, const llvm::json::Value &doc) {
   const auto *o = doc.getAsObject();
   if (!o)
     return configError(path, "expected a JSON object");
+  if (auto err = net::checkKeys(path, "the system", *o, kKnownKeys))
+    return std::move(err);
   SystemConfig cfg;
-  cfg.splits = int(o->getInteger("preferred-dataset-splits").value_or(cfg.splits));
-  cfg.activeChunks = int(o->getInteger("active-chunks-per-dimension").value_or(0));
-  if (cfg.activeChunks < 0)
-    return configError(path, "'active-chunks-per-dimension' must be >= 0");
-  if (cfg.splits < 1)
-    return configError(path, "'preferred-dataset-splits' must be >= 1");
+  // Every chunk of a collective is walked on its own: a million of them is
+  // hours of simulation for nothing a few hundred would not show.
+  auto splits = integer(path, *o, "preferred-dataset-splits", cfg.splits, 1, kMaxSplits);
+  if (!splits) return splits.takeError();
+  auto active = integer(path, *o, "active-chunks-per-dimension", 0, 0, kMaxSplits);
+  if (!active) return active.takeError();
+  auto roofline = integer(path, *o, "roofline-enabled", 0, 0, 1);
+  if (!roofline) return roofline.takeError();
+  // TFLOP/s and GB/s, finite and not absurd: 1e6 of either is 1000x any GPU.
+  auto peak = positive(path, *o, "peak-perf", 1e6);
+  if (!peak) return peak.takeError();
+  auto memBw = positive(path, *o, "local-mem-bw", 1e6);
+  if (!memBw) return memBw.takeError();
+  cfg.splits = int(*splits);
+  cfg.activeChunks = int(*active);
+  cfg.roofline = *roofline != 0;
+  cfg.peakFlopsPerNs = *peak * 1e12 / 1e9;
+  cfg.memBytesPerNs = *memBw * 1e9 / 1e9;
+  if (cfg.roofline && !(cfg.peakFlopsPerNs > 0 && cfg.memBytesPerNs > 0))
+    return configError(path, "roofline needs 'peak-perf' and 'local-mem-bw'");
   for (int k = 0; k < 4; ++k)
     if (auto err = readAlgorithms(path, *o, kAlgorithmKeys[k], cfg.algorithms.perKind[k]))
       return err;
-  cfg.roofline = o->getInteger("roofline-enabled").value_or(0) != 0;
-  cfg.peakFlopsPerNs = o->getNumber("peak-perf").value_or(0) * 1e12 / 1e9;
-  cfg.memBytesPerNs = o->getNumber("local-mem-bw").value_or(0) * 1e9 / 1e9;
-  if (cfg.roofline && (cfg.peakFlopsPerNs <= 0 || cfg.memBytesPerNs <= 0))
-    return configError(path, "roofline needs positive 'peak-perf' and 'local-mem-bw'");
   return cfg;
 }
 
@@ -65,9 +112,9 @@ llvm::Expected<SystemConfig> loadSystemConfig(const std::string &path) {
 }
 
 llvm::Expected<SystemConfig> parseSystemConfig(const std::string &path, llvm::StringRef text) {
-  auto doc = llvm::json::parse(text);
+  auto doc = net::parseJsonText(path, text);
   if (!doc)
-    return configError(path, "invalid JSON: " + llvm::toString(doc.takeError()));
+    return doc.takeError();
   return fromJson(path, *doc);
 }
 

@@ -27,6 +27,8 @@ static llvm::Expected<Fault> parseFault(const std::string &path, size_t i,
     return configError(path, fmt::format("fault {}: {}", i, what));
   };
   Fault f;
+  if (auto err = checkKeys(path, fmt::format("fault {}", i), o, {"kind", "link", "directed", "derate", "extra_latency"}))
+    return err;
   auto kind = o.getString("kind");
   if (!kind || (*kind != "soft" && *kind != "hard"))
     return bad("'kind' must be \"soft\" or \"hard\"");
@@ -41,14 +43,25 @@ static llvm::Expected<Fault> parseFault(const std::string &path, size_t i,
     return bad("'link' must be [node, node] (rank numbers or \"swN\")");
   f.src = *a;
   f.dst = *b;
+  // A value of the wrong type is an error, not the default.
+  if (const auto *v = o.get("directed"); v && !v->getAsBoolean())
+    return bad("'directed' must be true or false");
+  if (const auto *v = o.get("derate"); v && !v->getAsNumber())
+    return bad("'derate' must be a number");
+  if (const auto *v = o.get("extra_latency"); v && !v->getAsString())
+    return bad("'extra_latency' must be a string with a unit, e.g. \"50 ns\"");
   f.directed = o.getBoolean("directed").value_or(false);
   f.derate = o.getNumber("derate").value_or(1.0);
-  if (f.derate <= 0 || f.derate > 1)
-    return bad("'derate' must be in (0, 1]");
+  // A millionth of a link still moves a byte per microsecond of a 1 GB/s
+  // link; less is a removed link, which "hard" says.
+  if (!(f.derate >= 1e-6 && f.derate <= 1))
+    return bad("'derate' must be from 1e-6 to 1 (a link that carries nothing is \"kind\": \"hard\")");
   if (auto lat = o.getString("extra_latency")) {
     auto v = parseQuantity(*lat, Dim::time());
     if (!v)
       return bad(llvm::toString(v.takeError()));
+    if (!(*v >= 0 && *v <= 3600))
+      return bad("'extra_latency' must be from 0 to 1 hour");
     f.extraLatencyPs = std::llround(*v * 1e12);
   }
   return f;
@@ -64,9 +77,9 @@ llvm::Expected<std::vector<Fault>> loadFaults(const std::string &path) {
 }
 
 llvm::Expected<std::vector<Fault>> parseFaults(const std::string &path, llvm::StringRef text) {
-  auto doc = llvm::json::parse(text);
+  auto doc = parseJsonText(path, text);
   if (!doc)
-    return configError(path, "invalid JSON: " + llvm::toString(doc.takeError()));
+    return doc.takeError();
   return faultsFromJson(path, *doc);
 }
 
@@ -100,6 +113,8 @@ static llvm::Expected<std::vector<Fault>> faultsFromJson(const std::string &path
   const auto *list = doc.getAsObject() ? doc.getAsObject()->getArray("faults") : nullptr;
   if (!list)
     return configError(path, "expected {\"faults\": [ ... ]}");
+  if (auto err = checkKeys(path, "the fault list", *doc.getAsObject(), {"faults"}))
+    return err;
   std::vector<Fault> out;
   for (size_t i = 0; i < list->size(); ++i) {
     const auto *o = (*list)[i].getAsObject();

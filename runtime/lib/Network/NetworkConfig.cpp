@@ -9,39 +9,23 @@
 #include "llvm/Support/YAMLParser.h"
 
 #include <fmt/format.h>
+#include <cmath>
 #include <map>
 
 namespace rapid::net {
 
-llvm::Error configError(const std::string &path, const std::string &what) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), fmt::format("{}: {}", path, what));
-}
-
-static llvm::Expected<std::string> readText(const std::string &path) {
-  auto buf = llvm::MemoryBuffer::getFile(path);
-  if (!buf)
-    return configError(path, "cannot read: " + buf.getError().message());
-  return (*buf)->getBuffer().str();
-}
-
-llvm::Expected<llvm::json::Value> readJsonFile(const std::string &path) {
-  auto text = readText(path);
-  if (!text)
-    return text.takeError();
-  auto value = llvm::json::parse(*text);
-  if (!value)
-    return configError(path, "invalid JSON: " + llvm::toString(value.takeError()));
-  return std::move(*value);
-}
+/// Ranks are numbered in an int and simulated one state each: 2^20 is ten
+/// times the largest clusters built to date, and bounds what a file makes us build.
+constexpr int64_t kMaxRanks = int64_t(1) << 20;
 
 llvm::Expected<NetworkSpec> loadNetworkSpec(const std::string &path) {
-  auto text = readText(path);
-  if (!text)
-    return text.takeError();
-  llvm::StringRef p(path);
+  auto buf = readInputFile(path);
+  if (!buf)
+    return buf.takeError();
+  llvm::StringRef p(path), text = (*buf)->getBuffer();
   if (p.ends_with(".yml") || p.ends_with(".yaml"))
-    return parseNetworkYaml(path, *text);
-  return parseNetworkJson(path, *text);
+    return parseNetworkYaml(path, text);
+  return parseNetworkJson(path, text);
 }
 
 llvm::Expected<double> parseQuantity(llvm::StringRef text, Dim expected) {
@@ -74,12 +58,33 @@ static llvm::Error checkDim(const std::string &path, int index, const DimSpec &d
   auto bad = [&](const std::string &what) {
     return configError(path, fmt::format("dimension {} ({}): {}", index, dimKindName(d.kind), what));
   };
-  if (d.kind == DimKind::FatTree && (d.leafSize < 1 || d.oversubscription <= 0))
-    return bad("needs leaf_size >= 1 and oversubscription > 0");
-  if (d.bandwidth.value() <= 0)
-    return bad("bandwidth must be positive");
-  if (d.latency.value() < 0)
-    return bad("latency must not be negative");
+  if (d.kind == DimKind::FatTree && !(d.leafSize >= 1 && d.leafSize <= d.size() && d.oversubscription > 0 &&
+                                       d.oversubscription <= 1e6))
+    return bad("needs leaf_size from 1 to the dimension's size and oversubscription above 0 and at most 1e6");
+  // Finite and within what the picosecond clock can time: a byte on the
+  // slowest link, a hop on the longest.
+  if (!(d.bandwidth.value() >= 1 && d.bandwidth.value() <= 1e18))
+    return bad(fmt::format("bandwidth must be from 1 B/s to 1 EB/s, not {} B/s", d.bandwidth.value()));
+  if (!(d.latency.value() >= 0 && d.latency.value() <= 3600))
+    return bad(fmt::format("latency must be from 0 to 1 hour, not {} s", d.latency.value()));
+  return llvm::Error::success();
+}
+
+/// What a whole network may hold: ranks numbered in an int, and few enough
+/// links to build (a FullyConnected dimension has n^2 of them).
+static llvm::Error checkSize(const std::string &path, const NetworkSpec &spec) {
+  constexpr double kMaxLinks = 1 << 26;
+  double ranks = 1, links = 0;
+  for (const DimSpec &d : spec.dims) ranks *= double(d.size());
+  for (const DimSpec &d : spec.dims) {
+    double k = d.size(), lines = ranks / k;
+    double perLine = d.kind == DimKind::FullyConnected ? k * k : d.kind == DimKind::HyperCube ? k * std::log2(k) : 4 * k;
+    links += lines * perLine;
+  }
+  if (ranks > kMaxRanks)
+    return configError(path, fmt::format("{} ranks; at most {} are simulated", ranks, kMaxRanks));
+  if (links > kMaxLinks)
+    return configError(path, fmt::format("about {} links; at most {} are built", links, kMaxLinks));
   return llvm::Error::success();
 }
 
@@ -89,19 +94,36 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
   auto bad = [&](const std::string &what) {
     return configError(path, fmt::format("dimension {}: {}", index, what));
   };
+  if (auto err = checkKeys(path, fmt::format("dimension {}", index), o,
+                           {"name", "kind", "size", "shape", "bandwidth", "latency", "oversubscription",
+                            "leaf_size"}))
+    return err;
   auto kind = o.getString("kind");
   if (!kind || !parseDimKind(*kind, d.kind))
     return bad("'kind' must be one of " + topologyKindList());
   if (auto name = o.getString("name"))
     d.name = name->str();
-  std::vector<int64_t> extents;
-  if (auto size = o.getInteger("size"))
-    extents = {*size};
+  // Extents are whole numbers of ranks; each within the network's rank limit,
+  // and so is their product, before anything is built from them.
+  std::vector<const llvm::json::Value *> written;
+  if (const auto *size = o.get("size"))
+    written = {size};
   if (const auto *shape = o.getArray("shape")) {
-    extents.clear();
+    written.clear();
     for (const auto &v : *shape)
-      extents.push_back(v.getAsInteger().value_or(0));
+      written.push_back(&v);
   }
+  std::vector<int64_t> extents;
+  int64_t product = 1;
+  for (const llvm::json::Value *v : written) {
+    std::optional<int64_t> n = v->getAsInteger();
+    if (!n || *n < 1 || *n > kMaxRanks || (product *= *n) > kMaxRanks)
+      return bad(fmt::format("'size' and 'shape' are whole numbers of ranks from 1 to {} in all", kMaxRanks));
+    extents.push_back(*n);
+  }
+  for (llvm::StringRef key : {"leaf_size", "oversubscription"})
+    if (const auto *v = o.get(key); v && !v->getAsNumber())
+      return bad(fmt::format("'{}' must be a number", key.str()));
   auto bw = o.getString("bandwidth");
   auto lat = o.getString("latency");
   if (!bw || !lat)
@@ -116,7 +138,7 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
   d.latency = Seconds(*latValue);
   if (auto err = setShape(path, index, extents, d))
     return err;
-  d.leafSize = int(o.getInteger("leaf_size").value_or(d.size()));
+  d.leafSize = int(std::clamp<int64_t>(o.getInteger("leaf_size").value_or(d.size()), 0, INT_MAX));
   d.oversubscription = o.getNumber("oversubscription").value_or(1.0);
   if (auto err = checkDim(path, index, d))
     return err;
@@ -124,9 +146,12 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
 }
 
 llvm::Expected<NetworkSpec> parseNetworkJson(const std::string &path, llvm::StringRef text) {
-  auto value = llvm::json::parse(text);
+  auto value = parseJsonText(path, text);
   if (!value)
-    return configError(path, "invalid JSON: " + llvm::toString(value.takeError()));
+    return value.takeError();
+  if (const auto *top = value->getAsObject())
+    if (auto err = checkKeys(path, "the network", *top, {"dimensions"}))
+      return err;
   const auto *dims = value->getAsObject() ? value->getAsObject()->getArray("dimensions") : nullptr;
   if (!dims || dims->empty())
     return configError(path, "expected {\"dimensions\": [ ... ]} with at least one dimension");
@@ -140,6 +165,8 @@ llvm::Expected<NetworkSpec> parseNetworkJson(const std::string &path, llvm::Stri
       return d.takeError();
     spec.dims.push_back(std::move(*d));
   }
+  if (auto err = checkSize(path, spec))
+    return err;
   return spec;
 }
 
@@ -281,6 +308,8 @@ llvm::Expected<NetworkSpec> parseNetworkYaml(const std::string &path, llvm::Stri
       return configError(path, fmt::format("dimension {}: npus_count, bandwidth and latency "
                                            "must be numbers",
                                            i));
+    if (!(size >= 1 && size <= double(INT_MAX) && size == std::floor(size)))
+      return configError(path, fmt::format("dimension {}: npus_count must be a whole number of ranks", i));
     d.bandwidth = BytesPerSecond(bw * double(1ull << 30));
     d.latency = Seconds(lat * 1e-9);
     if (auto err = setShape(path, int(i), {int64_t(size)}, d))
@@ -290,6 +319,8 @@ llvm::Expected<NetworkSpec> parseNetworkYaml(const std::string &path, llvm::Stri
       return err;
     spec.dims.push_back(d);
   }
+  if (auto err = checkSize(path, spec))
+    return err;
   return spec;
 }
 

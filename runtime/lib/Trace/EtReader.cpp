@@ -5,6 +5,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/util/delimited_message_util.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <fmt/format.h>
@@ -27,6 +28,12 @@ static bool looksLikeMetadata(const std::string &bytes, ChakraProtoMsg::GlobalMe
 
 llvm::Error readEtFile(const std::string &path, const ReadOptions &opts,
                        ChakraProtoMsg::GlobalMetadata &meta, const NodeSink &sink) {
+  // A FIFO or a device would block or never end.
+  llvm::sys::fs::file_status st;
+  if (std::error_code ec = llvm::sys::fs::status(path, st))
+    return fail(fmt::format("{}: cannot read trace file: {}", path, ec.message()));
+  if (st.type() != llvm::sys::fs::file_type::regular_file)
+    return fail(fmt::format("{}: not a regular file", path));
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buf)
     return fail(fmt::format("{}: cannot read trace file: {}", path, buf.getError().message()));

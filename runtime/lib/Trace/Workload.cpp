@@ -37,6 +37,13 @@ llvm::Expected<Workload> loadWorkload(const std::string &prefix, int numRanks,
       return graph.takeError();
     w.ranks.push_back(std::move(*graph));
   }
+  // A trace set for more ranks than the network has would run its first
+  // ranks alone, silently.
+  std::string extra = fmt::format("{}.{}.et", prefix, numRanks);
+  if (llvm::sys::fs::exists(extra))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        fmt::format("{}: the trace set has more ranks than the network's {}", extra, numRanks));
   return w;
 }
 

@@ -13,6 +13,8 @@
 
 #include "llvm/Support/CommandLine.h"
 
+#include <fmt/format.h>
+
 using namespace llvm;
 using namespace rapid;
 
@@ -107,6 +109,8 @@ static engine::SimOptions simOptions() {
   engine::SimOptions o;
   if (!system_.empty())
     o.system = orDie(engine::loadSystemConfig(system_));
+  if (splits.getNumOccurrences() && !(splits >= 1 && splits <= engine::kMaxSplits))
+    die(fmt::format("--splits must be from 1 to {}", engine::kMaxSplits));
   if (splits > 0)
     o.system.splits = splits;
   if (roofline) {
@@ -118,8 +122,10 @@ static engine::SimOptions simOptions() {
     if (o.system.peakFlopsPerNs <= 0 || o.system.memBytesPerNs <= 0)
       die("--roofline needs --peak-perf and --local-mem-bw (or a --system file with them)");
   }
-  if (computeStreams < 1 || commStreams < 1)
-    die("--compute-streams and --comm-streams must be >= 1");
+  if (!(computeStreams >= 1 && computeStreams <= 1024 && commStreams >= 1 && commStreams <= 1024))
+    die("--compute-streams and --comm-streams must be from 1 to 1024");
+  if (roofline && !(o.system.peakFlopsPerNs < 1e15 && o.system.memBytesPerNs < 1e15))
+    die("--peak-perf and --local-mem-bw must be finite");
   o.astraCompat = astraCompat;
   o.computeStreams = computeStreams;
   o.commStreams = commStreams;
@@ -160,5 +166,11 @@ int main(int argc, char **argv) {
   report::printReport(res, net, report::ReportOptions{outFormat == "json", links}, outs());
   if (critical)
     report::printCriticalPath(report::criticalPath(res, w), w, outFormat == "json", 5, outs());
+  outs().flush();
+  if (outs().has_error()) { // a full disk or a closed pipe, not an abort at exit
+    std::string why = outs().error().message();
+    outs().clear_error();
+    die("cannot write the standard output: " + why);
+  }
   return 0;
 }

@@ -160,7 +160,7 @@ private:
   void memberDone(uint32_t inst, uint32_t member);
 
   // Simulator.cpp
-  void inject(uint32_t src, uint32_t dst, Message m);
+  void inject(uint32_t src, uint32_t dst, Message m, uint32_t srcNode);
   void forward(uint32_t msg);
   void onArrive(uint32_t msg);
   void issueSend(uint32_t r, uint32_t idx);

@@ -16,6 +16,10 @@
 
 namespace rapid::engine {
 
+/// The most chunks a collective is split into (`preferred-dataset-splits`,
+/// `--splits`).
+inline constexpr int kMaxSplits = 4096;
+
 struct SystemConfig {
   int splits = 4;
   int activeChunks = 0; ///< 0: no limit

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "rapid/Network/ConfigInput.h"
 #include "rapid/Network/Topology.h"
 
 #include "llvm/Support/Error.h"
@@ -35,8 +36,5 @@ std::string writeNetworkJson(const NetworkSpec &spec);
 /// "50 GB/s", "1.5 us": a number and a unit of the expected dimension.
 llvm::Expected<double> parseQuantity(llvm::StringRef text, Dim expected);
 
-/// Shared by the JSON readers of the runtime: "<file>: <what>" errors.
-llvm::Error configError(const std::string &path, const std::string &what);
-llvm::Expected<llvm::json::Value> readJsonFile(const std::string &path);
 
 } // namespace rapid::net
