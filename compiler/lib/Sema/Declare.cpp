@@ -7,6 +7,7 @@
 #include "SemaImpl.h"
 
 #include "rapid/Parse/Parser.h"
+#include "rapid/Support/Source.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -67,7 +68,7 @@ void Sema::applyOverrides() {
       field = link[4];
     }
     std::string text = field + " = " + o.substr(eq + 1) + ";";
-    unsigned id = sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "<--set>"), {});
+    unsigned id = addSourceBuffer(sm, llvm::MemoryBuffer::getMemBufferCopy(text, "<--set>"), {});
     ast::StmtPtr s = parseStatement(id, diags);
     if (s && !llvm::isa<ast::AssignStmt>(*s)) {
       diags.report(DiagID::BadOverride, s->getRange(), "--set takes one FIELD=VALUE");

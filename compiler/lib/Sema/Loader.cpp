@@ -2,6 +2,7 @@
 #include "SemaImpl.h"
 
 #include "rapid/Parse/Parser.h"
+#include "rapid/Support/Source.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -24,6 +25,11 @@ std::optional<GpuSpec> resolveGpu(const std::string &name, const std::vector<std
 } // namespace rapid
 
 namespace rapid::sema {
+namespace {
+/// Imports nest at most this deep (a file, what it imports, what that
+/// imports, ...): real projects nest a few levels; the loader recurses.
+constexpr size_t kMaxImportDepth = 64;
+} // namespace
 
 std::optional<Program> Sema::run(const std::string &file) {
   std::vector<std::string> stack;
@@ -69,9 +75,18 @@ bool Sema::load(const std::string &path, llvm::SMRange from, std::vector<std::st
   }
   if (loaded.count(key))
     return true;
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (stack.size() >= kMaxImportDepth) {
+    std::vector<std::string> names;
+    for (const std::string &s : stack) names.push_back(llvm::sys::path::filename(s).str());
+    names.erase(names.begin() + 2, names.end() - 2);
+    names.insert(names.begin() + 2, "...");
+    names.push_back(llvm::sys::path::filename(key).str());
+    diags.report(DiagID::ImportTooDeep, from, kMaxImportDepth, llvm::join(names, " -> "));
+    return false;
+  }
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buf = readSourceFile(path);
   if (!buf) {
-    diags.report(DiagID::CannotOpenFile, from, path, buf.getError().message());
+    diags.report(DiagID::CannotOpenFile, from, path, llvm::toString(buf.takeError()));
     return false;
   }
   return loadBuffer(std::move(*buf), path, key, from, stack);
@@ -79,7 +94,7 @@ bool Sema::load(const std::string &path, llvm::SMRange from, std::vector<std::st
 
 bool Sema::loadBuffer(std::unique_ptr<llvm::MemoryBuffer> buf, const std::string &path, const std::string &key,
                       llvm::SMRange from, std::vector<std::string> &stack) {
-  unsigned id = diags.sourceMgr().AddNewSourceBuffer(std::move(buf), from.Start);
+  unsigned id = addSourceBuffer(diags.sourceMgr(), std::move(buf), from.Start);
   std::unique_ptr<ast::Module> module = parseModule(id, diags);
   if (!module)
     return false;
@@ -160,7 +175,7 @@ std::string Sema::findImport(const ast::Import &imp, const std::string &fromFile
   for (const std::string &d : dirs) {
     llvm::SmallString<256> p(d);
     llvm::sys::path::append(p, rel);
-    if (llvm::sys::fs::is_regular_file(p))
+    if (llvm::sys::fs::exists(p)) // load() says if it is not a file it can read
       return std::string(p);
   }
   diags.report(DiagID::ImportNotFound, imp.range, imp.spelling, llvm::join(dirs, ", "));

@@ -15,6 +15,7 @@
 #include "rapid/Sema/PointPrinter.h"
 #include "rapid/Sema/Sema.h"
 #include "rapid/Spec/Docs.h"
+#include "rapid/Support/Source.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -88,12 +89,12 @@ cl::opt<std::string> stdlibDir("stdlib", cl::desc("where `import std.*` looks"),
                                cl::cat(category));
 
 int emitAst(const std::string &inputFile, DiagnosticEngine &diags) {
-  auto buf = llvm::MemoryBuffer::getFile(inputFile, /*IsText=*/true);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buf = readSourceFile(inputFile);
   if (!buf) {
-    diags.report(DiagID::CannotOpenFile, {}, inputFile, buf.getError().message());
+    diags.report(DiagID::CannotOpenFile, {}, inputFile, llvm::toString(buf.takeError()));
     return 1;
   }
-  unsigned id = diags.sourceMgr().AddNewSourceBuffer(std::move(*buf), {});
+  unsigned id = addSourceBuffer(diags.sourceMgr(), std::move(*buf), {});
   auto module = parseModule(id, diags);
   if (!module)
     return 1;
