@@ -18,6 +18,22 @@ std::string callToString(const CallExpr &c) {
   return c.callee.name + "(" + llvm::join(args, ", ") + ")";
 }
 
+/// `((1 + 2) + 3)`, `1..8`: a left-deep chain, printed in a loop along its left side.
+std::string chainToString(const Expr &e) {
+  std::vector<const Expr *> spine = leftSpine(e);
+  std::string out;
+  for (const Expr *x : spine)
+    if (llvm::isa<BinaryExpr>(x)) out += "(";
+  out += exprToString(*leftOperand(*spine.back()));
+  for (auto it = spine.rbegin(); it != spine.rend(); ++it) {
+    if (auto *b = llvm::dyn_cast<BinaryExpr>(*it))
+      out += " " + b->op + " " + exprToString(*b->rhs) + ")";
+    else
+      out += ".." + exprToString(*llvm::cast<RangeExpr>(*it)->hi);
+  }
+  return out;
+}
+
 class Printer {
 public:
   Printer(const llvm::SourceMgr &sm, llvm::raw_ostream &os) : sm(sm), os(os) {}
@@ -106,18 +122,12 @@ std::string exprToString(const Expr &e) {
     for (const ExprPtr &x : llvm::cast<ListExpr>(e).elems) items.push_back(exprToString(*x));
     return "[" + llvm::join(items, ", ") + "]";
   }
-  case Expr::Kind::Range: {
-    auto &r = llvm::cast<RangeExpr>(e);
-    return exprToString(*r.lo) + ".." + exprToString(*r.hi);
-  }
+  case Expr::Kind::Range:
+  case Expr::Kind::Binary: return chainToString(e);
   case Expr::Kind::Call: return callToString(llvm::cast<CallExpr>(e));
   case Expr::Kind::Unary: {
     auto &u = llvm::cast<UnaryExpr>(e);
     return u.op + exprToString(*u.operand);
-  }
-  case Expr::Kind::Binary: {
-    auto &b = llvm::cast<BinaryExpr>(e);
-    return "(" + exprToString(*b.lhs) + " " + b.op + " " + exprToString(*b.rhs) + ")";
   }
   }
   return "";

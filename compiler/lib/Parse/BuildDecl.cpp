@@ -3,8 +3,8 @@
 
 namespace rapid::parse {
 
-Builder::Builder(const llvm::SourceMgr &sm, unsigned bufferId) {
-  llvm::StringRef buf = sm.getMemoryBuffer(bufferId)->getBuffer();
+Builder::Builder(DiagnosticEngine &diags, unsigned bufferId) : diags(diags) {
+  llvm::StringRef buf = diags.sourceMgr().getMemoryBuffer(bufferId)->getBuffer();
   bufStart = buf.data();
   if (llvm::all_of(buf, [](char c) { return (unsigned char)c < 0x80; }))
     return;

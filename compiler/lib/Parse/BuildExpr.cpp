@@ -1,21 +1,49 @@
 //===- BuildExpr.cpp - Expressions ----------------------------------------===//
 #include "Builder.h"
 
+#include "llvm/ADT/StringRef.h"
+
+#include <cmath>
 #include <string>
 
 namespace rapid::parse {
+namespace {
+
+/// The left operand of a binary or range expression, or null.
+P::ExprContext *leftOf(P::ExprContext *ctx) {
+  if (auto *e = dynamic_cast<P::BinaryExprContext *>(ctx)) return e->lhs;
+  if (auto *e = dynamic_cast<P::RangeExprContext *>(ctx)) return e->lo;
+  return nullptr;
+}
+
+} // namespace
 
 ast::ExprPtr Builder::expr(P::ExprContext *ctx) {
-  llvm::SMRange r = loc(ctx);
+  if (leftOf(ctx))
+    return leftChain(ctx);
   if (auto *e = dynamic_cast<P::UnaryExprContext *>(ctx))
-    return std::make_unique<ast::UnaryExpr>(r, e->op->getText(), expr(e->expr()));
-  if (auto *e = dynamic_cast<P::BinaryExprContext *>(ctx))
-    return std::make_unique<ast::BinaryExpr>(r, e->op->getText(), loc(e->op), expr(e->lhs), expr(e->rhs));
-  if (auto *e = dynamic_cast<P::RangeExprContext *>(ctx))
-    return std::make_unique<ast::RangeExpr>(r, expr(e->lo), expr(e->hi));
+    return std::make_unique<ast::UnaryExpr>(loc(ctx), e->op->getText(), expr(e->expr()));
   auto *e = dynamic_cast<P::PrimaryExprContext *>(ctx);
   assert(e && "grammar has an expression form the builder does not know");
   return primary(e->primary());
+}
+
+/// `1 + 2 + ... + n` parses as a left-deep tree as deep as the sum is long:
+/// its left side is built bottom-up in a loop, so only the right operands
+/// (whose nesting the parser bounds) recurse.
+ast::ExprPtr Builder::leftChain(P::ExprContext *top) {
+  std::vector<P::ExprContext *> spine{top};
+  while (leftOf(leftOf(spine.back())))
+    spine.push_back(leftOf(spine.back()));
+  ast::ExprPtr acc = expr(leftOf(spine.back()));
+  for (auto it = spine.rbegin(); it != spine.rend(); ++it) {
+    if (auto *e = dynamic_cast<P::BinaryExprContext *>(*it))
+      acc = std::make_unique<ast::BinaryExpr>(loc(e), e->op->getText(), loc(e->op), std::move(acc), expr(e->rhs));
+    else
+      acc = std::make_unique<ast::RangeExpr>(loc(*it), std::move(acc),
+                                             expr(dynamic_cast<P::RangeExprContext *>(*it)->hi));
+  }
+  return acc;
 }
 
 ast::ExprPtr Builder::primary(P::PrimaryContext *ctx) {
@@ -50,7 +78,12 @@ ast::ExprPtr Builder::quantity(P::QuantityContext *ctx) {
   for (char c : ctx->NUMBER()->getText())
     if (c != '_') // 1_000_000 groups digits
       digits += c;
-  double value = std::stod(digits);
+  // Every number the language computes with is finite.
+  double value = 0;
+  if (llvm::StringRef(digits).getAsDouble(value, /*AllowInexact=*/true) || !std::isfinite(value)) {
+    diags.report(DiagID::NumberOutOfRange, loc(ctx->NUMBER()->getSymbol()), ctx->NUMBER()->getText());
+    errors = true;
+  }
   std::string unit;
   llvm::SMRange unitRange;
   if (P::UnitContext *u = ctx->unit()) {

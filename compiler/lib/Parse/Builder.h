@@ -8,6 +8,7 @@
 
 #include "RapidParser.h"
 #include "rapid/AST/AST.h"
+#include "rapid/Support/Diagnostics.h"
 
 #include "llvm/Support/SourceMgr.h"
 
@@ -17,10 +18,12 @@ using P = grammar::RapidParser;
 
 class Builder {
 public:
-  Builder(const llvm::SourceMgr &sm, unsigned bufferId);
+  Builder(DiagnosticEngine &diags, unsigned bufferId);
 
   std::unique_ptr<ast::Module> file(P::FileContext *ctx);
   ast::StmtPtr stmt(P::StmtContext *ctx);
+  /// Whether the builder reported an error (a number out of range).
+  bool failed() const { return errors; }
 
 private:
   // BuildDecl.cpp
@@ -31,6 +34,7 @@ private:
 
   // BuildExpr.cpp
   ast::ExprPtr expr(P::ExprContext *ctx);
+  ast::ExprPtr leftChain(P::ExprContext *ctx);
   ast::ExprPtr primary(P::PrimaryContext *ctx);
   ast::ExprPtr quantity(P::QuantityContext *ctx);
   std::unique_ptr<ast::CallExpr> call(P::CallContext *ctx);
@@ -41,6 +45,8 @@ private:
   ast::Ident ident(antlr4::Token *tok) const;
   const char *at(size_t codePoint) const;
 
+  DiagnosticEngine &diags;
+  bool errors = false;
   const char *bufStart;
   std::vector<uint32_t> byteOfCodePoint; ///< empty when the buffer is ASCII
 };

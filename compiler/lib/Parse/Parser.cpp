@@ -1,11 +1,36 @@
 //===- Parser.cpp - Running ANTLR and reporting syntax errors -------------===//
+//
+// Before ANTLR sees a buffer, two checks keep it from failing in ways that
+// are not diagnostics: the text must be valid UTF-8 (ANTLR's conversion to
+// code points throws otherwise), and nesting must stay within kMaxNesting
+// (ANTLR's recursive descent recurses once per bracket, brace or prefix
+// operator, and so do the AST builder and the evaluator). Anything ANTLR
+// still throws is caught here, its one boundary.
+//===----------------------------------------------------------------------===//
 #include "rapid/Parse/Parser.h"
 
 #include "Builder.h"
 #include "RapidLexer.h"
 
+#include "llvm/Support/ConvertUTF.h"
+
 namespace rapid {
 namespace {
+
+/// Brackets, braces and prefix operators nest at most this deep: real files
+/// nest a handful of levels; 256 keeps every recursion over the tree shallow.
+constexpr size_t kMaxNesting = 256;
+
+/// A location from ANTLR's line and column: lines agree with the SourceMgr
+/// (both count '\n'), columns count code points where the SourceMgr counts bytes.
+llvm::SMLoc locAt(llvm::SourceMgr &sm, unsigned bufferId, size_t line, size_t column) {
+  llvm::SMLoc start = sm.FindLocForLineAndColumn(bufferId, line, 1);
+  if (!start.isValid()) return start;
+  const char *p = start.getPointer(), *end = sm.getMemoryBuffer(bufferId)->getBufferEnd();
+  for (size_t i = 0; i < column && p < end && *p != '\n'; ++i)
+    for (++p; p < end && (static_cast<unsigned char>(*p) & 0xC0) == 0x80;) ++p;
+  return llvm::SMLoc::getFromPointer(p);
+}
 
 /// Turns ANTLR's error callbacks into rapid diagnostics at the offending text.
 class ErrorListener : public antlr4::BaseErrorListener {
@@ -14,11 +39,8 @@ public:
 
   void syntaxError(antlr4::Recognizer *rec, antlr4::Token *bad, size_t line, size_t column,
                    const std::string &msg, std::exception_ptr) override {
-    llvm::SourceMgr &sm = diags.sourceMgr();
     if (reportMissingSemicolon(rec, bad, msg)) return;
-    // Lines are reliable; the column counts code points, which equal bytes in
-    // the ASCII text where tokens live.
-    llvm::SMLoc l = sm.FindLocForLineAndColumn(bufferId, line, column + 1);
+    llvm::SMLoc l = locAt(diags.sourceMgr(), bufferId, line, column);
     diags.report(DiagID::SyntaxError, llvm::SMRange(l, l), friendly(msg));
     failed = true;
   }
@@ -39,9 +61,8 @@ private:
       prev = ts->get(bad->getTokenIndex() - 2);
     }
     if (prev->getLine() >= next->getLine()) return false;
-    llvm::SourceMgr &sm = diags.sourceMgr();
-    llvm::SMLoc l = sm.FindLocForLineAndColumn(bufferId, prev->getLine(),
-                                               prev->getCharPositionInLine() + prev->getText().size() + 1);
+    llvm::SMLoc start = locAt(diags.sourceMgr(), bufferId, prev->getLine(), prev->getCharPositionInLine());
+    llvm::SMLoc l = llvm::SMLoc::getFromPointer(start.getPointer() + prev->getText().size());
     diags.report(DiagID::SyntaxError, llvm::SMRange(l, l), fmt::format("expected ';' after '{}'", prev->getText()));
     failed = true;
     return true;
@@ -78,22 +99,94 @@ struct AntlrRun {
   ErrorListener listener;
 };
 
+/// Reports the first byte that is not part of valid UTF-8.
+bool validUtf8(unsigned bufferId, DiagnosticEngine &diags) {
+  llvm::StringRef text = diags.sourceMgr().getMemoryBuffer(bufferId)->getBuffer();
+  const auto *p = reinterpret_cast<const llvm::UTF8 *>(text.begin());
+  if (llvm::isLegalUTF8String(&p, reinterpret_cast<const llvm::UTF8 *>(text.end())))
+    return true;
+  llvm::SMLoc at = llvm::SMLoc::getFromPointer(reinterpret_cast<const char *>(p));
+  diags.report(DiagID::InvalidUtf8, llvm::SMRange(at, at), unsigned(*p));
+  return false;
+}
+
+/// Reports the first token that nests deeper than kMaxNesting: each open
+/// bracket or brace counts a level, and so does each prefix '-' or '!' until
+/// its operand ends (with the bracket it opens, if any).
+bool shallowEnough(AntlrRun &run, unsigned bufferId, DiagnosticEngine &diags) {
+  using L = grammar::RapidLexer;
+  run.tokens.fill();
+  std::vector<size_t> levels; // per open bracket: the levels it and the prefix operators before it hold
+  size_t depth = 0, prefix = 0;
+  antlr4::Token *prev = nullptr;
+  for (antlr4::Token *tok : run.tokens.getTokens()) {
+    std::string text = tok->getType() == L::EOF ? "" : tok->getText();
+    size_t before = prev ? prev->getType() : L::EOF;
+    std::string prevText = prev ? prev->getText() : "";
+    bool endsOperand = before == L::NUMBER || before == L::ID || before == L::STRING || prevText == ")" ||
+                       prevText == "]" || prevText == "%";
+    prev = tok;
+    if ((text == "-" || text == "!") && !endsOperand) {
+      ++prefix;
+    } else if (text == "(" || text == "[" || text == "{") {
+      levels.push_back(prefix + 1);
+      depth += prefix + 1;
+      prefix = 0;
+    } else {
+      if ((text == ")" || text == "]" || text == "}") && !levels.empty()) {
+        depth -= levels.back();
+        levels.pop_back();
+      }
+      prefix = 0;
+      continue;
+    }
+    if (depth + prefix > kMaxNesting) {
+      llvm::SMLoc l = locAt(diags.sourceMgr(), bufferId, tok->getLine(), tok->getCharPositionInLine());
+      diags.report(DiagID::NestingTooDeep, llvm::SMRange(l, l), text, kMaxNesting);
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Runs `parse` (ANTLR and the builder) after the checks above, turning any
+/// exception that still escapes into a diagnostic.
+template <class Parse> auto guarded(unsigned bufferId, DiagnosticEngine &diags, Parse &&parse) -> decltype(parse(
+    std::declval<AntlrRun &>())) {
+  if (!validUtf8(bufferId, diags)) return nullptr;
+  try {
+    AntlrRun run(bufferId, diags);
+    if (!shallowEnough(run, bufferId, diags)) return nullptr;
+    return parse(run);
+  } catch (const std::exception &e) {
+    llvm::SMLoc start = llvm::SMLoc::getFromPointer(diags.sourceMgr().getMemoryBuffer(bufferId)->getBufferStart());
+    diags.report(DiagID::ParserFailed, llvm::SMRange(start, start), e.what());
+    return nullptr;
+  }
+}
+
 } // namespace
 
 std::unique_ptr<ast::Module> parseModule(unsigned bufferId, DiagnosticEngine &diags) {
-  AntlrRun run(bufferId, diags);
-  auto *tree = run.parser.file();
-  if (run.listener.failed)
-    return nullptr;
-  return parse::Builder(diags.sourceMgr(), bufferId).file(tree);
+  return guarded(bufferId, diags, [&](AntlrRun &run) -> std::unique_ptr<ast::Module> {
+    auto *tree = run.parser.file();
+    if (run.listener.failed)
+      return nullptr;
+    parse::Builder builder(diags, bufferId);
+    std::unique_ptr<ast::Module> module = builder.file(tree);
+    return builder.failed() ? nullptr : std::move(module);
+  });
 }
 
 ast::StmtPtr parseStatement(unsigned bufferId, DiagnosticEngine &diags) {
-  AntlrRun run(bufferId, diags);
-  auto *tree = run.parser.stmtOnly();
-  if (run.listener.failed)
-    return nullptr;
-  return parse::Builder(diags.sourceMgr(), bufferId).stmt(tree->stmt());
+  return guarded(bufferId, diags, [&](AntlrRun &run) -> ast::StmtPtr {
+    auto *tree = run.parser.stmtOnly();
+    if (run.listener.failed)
+      return nullptr;
+    parse::Builder builder(diags, bufferId);
+    ast::StmtPtr stmt = builder.stmt(tree->stmt());
+    return builder.failed() ? nullptr : std::move(stmt);
+  });
 }
 
 } // namespace rapid

@@ -20,8 +20,22 @@ bool Evaluator::needNumber(const Value &v, llvm::SMRange r) {
   return false;
 }
 
+/// `1 + 2 + ... + n` is as deep as it is long down its left side: evaluated
+/// in a loop along that side, so a long sum does not recurse.
 Value Evaluator::binary(const ast::BinaryExpr &e) {
-  Value l = eval(*e.lhs), r = eval(*e.rhs);
+  std::vector<const ast::BinaryExpr *> spine{&e};
+  while (auto *l = llvm::dyn_cast<ast::BinaryExpr>(spine.back()->lhs.get()))
+    spine.push_back(l);
+  Value acc = eval(*spine.back()->lhs);
+  for (auto it = spine.rbegin(); it != spine.rend(); ++it) {
+    acc = apply(**it, acc, eval(*(*it)->rhs));
+    if (!acc.range.Start.isValid())
+      acc.range = (*it)->getRange();
+  }
+  return acc;
+}
+
+Value Evaluator::apply(const ast::BinaryExpr &e, const Value &l, const Value &r) {
   if (l.isError() || r.isError()) return Value::error();
   if (e.op == "&&" || e.op == "||") {
     for (auto [v, x] : {std::pair{&l, e.lhs.get()}, {&r, e.rhs.get()}})

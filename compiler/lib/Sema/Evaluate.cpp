@@ -7,14 +7,29 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
 #include <cmath>
 
 namespace rapid::sema {
 namespace {
 constexpr size_t kMaxListLength = 100000;
-}
+/// Evaluation nests at most this deep: an expression within an expression,
+/// or a field whose value uses another field (`ffn = 4 * hidden`), each count.
+/// The parser bounds one expression's nesting; this bounds chains of fields
+/// and of derived declarations (`base.x`). Every Evaluator of a thread
+/// counts into the same depth, since one evaluates through another.
+constexpr unsigned kMaxEvalDepth = 1024;
+thread_local unsigned evalDepth = 0;
+} // namespace
 
 Value Evaluator::eval(const ast::Expr &e) {
+  if (evalDepth >= kMaxEvalDepth) {
+    diags.report(DiagID::EvalTooDeep, e.getRange(), kMaxEvalDepth);
+    return Value::error();
+  }
+  ++evalDepth;
+  auto leave = llvm::make_scope_exit([] { --evalDepth; });
   Value v;
   switch (e.getKind()) {
   case ast::Expr::Kind::Number: v = number(llvm::cast<ast::NumberExpr>(e)); break;

@@ -94,6 +94,7 @@ private:
   Value call(const ast::CallExpr &e);
   Value unary(const ast::UnaryExpr &e);
   Value binary(const ast::BinaryExpr &e);
+  Value apply(const ast::BinaryExpr &e, const Value &l, const Value &r);
   Value range(const ast::RangeExpr &e);
   bool needNumber(const Value &v, llvm::SMRange r);
   Value arithmetic(const ast::BinaryExpr &e, const Value &l, const Value &r);

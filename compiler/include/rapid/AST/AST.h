@@ -71,9 +71,18 @@ struct ListExpr : Expr {
   static bool classof(const Expr *e) { return e->getKind() == Kind::List; }
 };
 
+/// The left operand of a binary or range expression (null for others).
+/// `1 + 2 + ... + n` is a tree as deep as it is long down this side, so code
+/// that walks it loops along it (`leftSpine`) rather than recursing.
+const Expr *leftOperand(const Expr &e);
+/// `e` and the left operands below it while they are binary or range
+/// expressions, top first; the last one's left operand is the chain's start.
+std::vector<const Expr *> leftSpine(const Expr &e);
+
 /// `lo..hi`, inclusive.
 struct RangeExpr : Expr {
   RangeExpr(llvm::SMRange r, ExprPtr lo, ExprPtr hi) : Expr(Kind::Range, r), lo(std::move(lo)), hi(std::move(hi)) {}
+  ~RangeExpr() override;
   ExprPtr lo, hi;
   static bool classof(const Expr *e) { return e->getKind() == Kind::Range; }
 };
@@ -106,6 +115,7 @@ struct UnaryExpr : Expr {
 struct BinaryExpr : Expr {
   BinaryExpr(llvm::SMRange r, std::string op, llvm::SMRange opRange, ExprPtr lhs, ExprPtr rhs)
       : Expr(Kind::Binary, r), op(std::move(op)), opRange(opRange), lhs(std::move(lhs)), rhs(std::move(rhs)) {}
+  ~BinaryExpr() override;
   std::string op;
   llvm::SMRange opRange;
   ExprPtr lhs, rhs;
