@@ -1,8 +1,9 @@
 //===- Parser.cpp - Running ANTLR and reporting syntax errors -------------===//
 //
-// Before ANTLR sees a buffer, two checks keep it from failing in ways that
+// Before ANTLR sees a buffer, three checks keep it from failing in ways that
 // are not diagnostics: the text must be valid UTF-8 (ANTLR's conversion to
-// code points throws otherwise), and nesting must stay within kMaxNesting
+// code points throws otherwise), it must have at most kMaxTokens tokens (the
+// parse tree's memory), and nesting must stay within kMaxNesting
 // (ANTLR's recursive descent recurses once per bracket, brace or prefix
 // operator, and so do the AST builder and the evaluator). Anything ANTLR
 // still throws is caught here, its one boundary.
@@ -20,6 +21,10 @@ namespace {
 /// Brackets, braces and prefix operators nest at most this deep: real files
 /// nest a handful of levels; 256 keeps every recursion over the tree shallow.
 constexpr size_t kMaxNesting = 256;
+/// A file holds at most this many tokens: ANTLR's parse tree takes about
+/// 600 bytes a token, so 2^20 tokens parse in well under a GiB and a few
+/// seconds; the standard library's largest file has a few thousand.
+constexpr size_t kMaxTokens = size_t(1) << 20;
 
 /// A location from ANTLR's line and column: lines agree with the SourceMgr
 /// (both count '\n'), columns count code points where the SourceMgr counts bytes.
@@ -110,23 +115,20 @@ bool validUtf8(unsigned bufferId, DiagnosticEngine &diags) {
   return false;
 }
 
-/// Reports the first token that nests deeper than kMaxNesting: each open
-/// bracket or brace counts a level, and so does each prefix '-' or '!' until
-/// its operand ends (with the bracket it opens, if any).
-bool shallowEnough(AntlrRun &run, unsigned bufferId, DiagnosticEngine &diags) {
-  using L = grammar::RapidLexer;
-  run.tokens.fill();
-  std::vector<size_t> levels; // per open bracket: the levels it and the prefix operators before it hold
-  size_t depth = 0, prefix = 0;
-  antlr4::Token *prev = nullptr;
-  for (antlr4::Token *tok : run.tokens.getTokens()) {
+/// The nesting of brackets, braces and prefix operators at each token: each
+/// open bracket or brace counts a level, and so does each prefix '-' or '!'
+/// until its operand ends (with the bracket it opens, if any).
+class Nesting {
+public:
+  /// The depth once `tok` is read.
+  size_t next(antlr4::Token *tok) {
+    using L = grammar::RapidLexer;
     std::string text = tok->getType() == L::EOF ? "" : tok->getText();
-    size_t before = prev ? prev->getType() : L::EOF;
-    std::string prevText = prev ? prev->getText() : "";
-    bool endsOperand = before == L::NUMBER || before == L::ID || before == L::STRING || prevText == ")" ||
-                       prevText == "]" || prevText == "%";
-    prev = tok;
-    if ((text == "-" || text == "!") && !endsOperand) {
+    bool afterOperand = prevType == L::NUMBER || prevType == L::ID || prevType == L::STRING || prevText == ")" ||
+                        prevText == "]" || prevText == "%";
+    prevType = tok->getType();
+    prevText = text;
+    if ((text == "-" || text == "!") && !afterOperand) {
       ++prefix;
     } else if (text == "(" || text == "[" || text == "{") {
       levels.push_back(prefix + 1);
@@ -138,14 +140,35 @@ bool shallowEnough(AntlrRun &run, unsigned bufferId, DiagnosticEngine &diags) {
         levels.pop_back();
       }
       prefix = 0;
-      continue;
     }
-    if (depth + prefix > kMaxNesting) {
+    return depth + prefix;
+  }
+
+private:
+  std::vector<size_t> levels; ///< per open bracket: the levels it and the prefix operators before it hold
+  size_t depth = 0, prefix = 0;
+  size_t prevType = grammar::RapidLexer::EOF;
+  std::string prevText;
+};
+
+/// Lexes the buffer a token at a time, reporting the first token past
+/// kMaxTokens or nested deeper than kMaxNesting, then rewinds for the parser.
+bool withinLimits(AntlrRun &run, unsigned bufferId, DiagnosticEngine &diags) {
+  Nesting nesting;
+  for (size_t count = 1;; ++count, run.tokens.consume()) {
+    antlr4::Token *tok = run.tokens.LT(1);
+    size_t depth = nesting.next(tok);
+    if (count > kMaxTokens || depth > kMaxNesting) {
       llvm::SMLoc l = locAt(diags.sourceMgr(), bufferId, tok->getLine(), tok->getCharPositionInLine());
-      diags.report(DiagID::NestingTooDeep, llvm::SMRange(l, l), text, kMaxNesting);
+      if (count > kMaxTokens)
+        diags.report(DiagID::TooManyTokens, llvm::SMRange(l, l), kMaxTokens);
+      else
+        diags.report(DiagID::NestingTooDeep, llvm::SMRange(l, l), tok->getText(), kMaxNesting);
       return false;
     }
+    if (tok->getType() == antlr4::Token::EOF) break;
   }
+  run.tokens.seek(0);
   return true;
 }
 
@@ -156,7 +179,7 @@ template <class Parse> auto guarded(unsigned bufferId, DiagnosticEngine &diags, 
   if (!validUtf8(bufferId, diags)) return nullptr;
   try {
     AntlrRun run(bufferId, diags);
-    if (!shallowEnough(run, bufferId, diags)) return nullptr;
+    if (!withinLimits(run, bufferId, diags)) return nullptr;
     return parse(run);
   } catch (const std::exception &e) {
     llvm::SMLoc start = llvm::SMLoc::getFromPointer(diags.sourceMgr().getMemoryBuffer(bufferId)->getBufferStart());

@@ -4,6 +4,32 @@
 #include <cmath>
 
 namespace rapid::sema {
+namespace {
+
+/// `pow2(lo, hi)`: the powers of two from lo (at least 1) to hi; a few
+/// thousand at most, since doubles end at 2^1024.
+std::optional<std::vector<double>> powersOfTwo(double lo, double hi) {
+  std::vector<double> xs;
+  for (double x = std::exp2(std::ceil(std::log2(std::max(lo, 1.0)))); x <= hi && xs.size() <= kMaxListLength; x *= 2)
+    xs.push_back(x);
+  if (xs.size() > kMaxListLength) return std::nullopt;
+  return xs;
+}
+
+/// `range(lo, hi, step)`: lo, lo + step, ... up to hi, added up as written.
+/// None when the list would be too long or a step stops changing the value
+/// (`range(1e17, 1e17 + 10)`: 1e17 + 1 is 1e17 in a double).
+std::optional<std::vector<double>> steps(double lo, double hi, double step) {
+  if (!(step > 0)) return std::nullopt;
+  std::vector<double> xs;
+  for (double x = lo; x <= hi; x += step) {
+    if (xs.size() == kMaxListLength || x + step == x) return std::nullopt;
+    xs.push_back(x);
+  }
+  return xs;
+}
+
+} // namespace
 
 static const char *verbFor(const std::string &op) {
   return op == "+" ? "add" : op == "-" ? "subtract" : "compare";
@@ -54,19 +80,27 @@ Value Evaluator::apply(const ast::BinaryExpr &e, const Value &l, const Value &r)
 
 Value Evaluator::arithmetic(const ast::BinaryExpr &e, const Value &l, const Value &r) {
   double a = l.num(), b = r.num();
-  if (e.op == "*") return Value::number(a * b, l.q.dim * r.q.dim, e.getRange());
+  if (e.op == "*") return finite(Value::number(a * b, l.q.dim * r.q.dim, e.getRange()));
   if (e.op == "/") {
     if (b == 0) {
       diags.report(DiagID::DivisionByZero, e.rhs->getRange());
       return Value::error();
     }
-    return Value::number(a / b, l.q.dim / r.q.dim, e.getRange());
+    return finite(Value::number(a / b, l.q.dim / r.q.dim, e.getRange()));
   }
   if (l.q.dim != r.q.dim) {
     diags.report(DiagID::OperandUnits, e.opRange, verbFor(e.op), describeDim(l.q.dim), describeDim(r.q.dim));
     return Value::error();
   }
-  return Value::number(e.op == "+" ? a + b : a - b, l.q.dim, e.getRange());
+  return finite(Value::number(e.op == "+" ? a + b : a - b, l.q.dim, e.getRange()));
+}
+
+/// Every value is finite: `1e200 * 1e200` is an error where it overflows,
+/// not an infinity that later checks would compare and convert.
+Value Evaluator::finite(Value v) {
+  if (std::isfinite(v.num())) return v;
+  diags.report(DiagID::NotFinite, v.range);
+  return Value::error();
 }
 
 Value Evaluator::compare(const ast::BinaryExpr &e, const Value &l, const Value &r) {
@@ -117,16 +151,15 @@ Value Evaluator::call(const ast::CallExpr &e) {
   if (f == "pow2" || f == "range") {
     std::vector<Value> a = numericArgs(e, 2, f == "range" ? 3 : 2);
     if (a.empty()) return Value::error();
-    double lo = a[0].num(), hi = a[1].num(), step = a.size() > 2 ? a[2].num() : 1;
-    if (lo <= 0 && f == "pow2") lo = 1;
-    if (step <= 0 || (hi - lo) / step > 100000) {
-      diags.report(DiagID::BadCall, e.getRange(), fmt::format("'{}' would not give a short list", f));
+    std::optional<std::vector<double>> xs = f == "pow2" ? powersOfTwo(a[0].num(), a[1].num())
+                                                        : steps(a[0].num(), a[1].num(), a.size() > 2 ? a[2].num() : 1);
+    if (!xs) {
+      diags.report(DiagID::BadCall, e.getRange(),
+                   fmt::format("'{}' would not give a list of at most {} distinct values", f, kMaxListLength));
       return Value::error();
     }
     return list([&](std::vector<Value> &items) {
-      for (double x = f == "pow2" ? std::exp2(std::ceil(std::log2(lo))) : lo; x <= hi;
-           x = f == "pow2" ? x * 2 : x + step)
-        items.push_back(Value::number(x, a[0].q.dim, e.getRange()));
+      for (double x : *xs) items.push_back(Value::number(x, a[0].q.dim, e.getRange()));
     });
   }
   if (f == "min" || f == "max" || f == "ceil" || f == "floor") {

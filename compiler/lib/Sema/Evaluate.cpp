@@ -13,7 +13,6 @@
 
 namespace rapid::sema {
 namespace {
-constexpr size_t kMaxListLength = 100000;
 /// Evaluation nests at most this deep: an expression within an expression,
 /// or a field whose value uses another field (`ffn = 4 * hidden`), each count.
 /// The parser bounds one expression's nesting; this bounds chains of fields
@@ -39,6 +38,10 @@ Value Evaluator::eval(const ast::Expr &e) {
     v.s = llvm::cast<ast::StringExpr>(e).value;
     break;
   case ast::Expr::Kind::List:
+    if (llvm::cast<ast::ListExpr>(e).elems.size() > kMaxListLength) {
+      diags.report(DiagID::ListTooLong, e.getRange(), llvm::cast<ast::ListExpr>(e).elems.size(), kMaxListLength);
+      return Value::error();
+    }
     v.kind = Value::Kind::List;
     for (const ast::ExprPtr &x : llvm::cast<ast::ListExpr>(e).elems) {
       v.items.push_back(eval(*x));
@@ -65,7 +68,7 @@ Value Evaluator::number(const ast::NumberExpr &e) {
                  near.empty() ? std::string() : fmt::format("; did you mean '{}'?", near));
     return Value::error();
   }
-  return Value::number(u->toBase(e.value), u->dim, e.getRange());
+  return finite(Value::number(u->toBase(e.value), u->dim, e.getRange()));
 }
 
 Value Evaluator::name(const ast::NameExpr &e) {
@@ -77,13 +80,17 @@ Value Evaluator::name(const ast::NameExpr &e) {
   return Value::symbol(n, e.getRange());
 }
 
+/// `lo..hi` counts in whole steps, so its ends are whole numbers small
+/// enough (below 2^53) that adding one always gives the next.
 Value Evaluator::range(const ast::RangeExpr &e) {
   Value lo = eval(*e.lo), hi = eval(*e.hi);
   if (!needNumber(lo, e.lo->getRange()) || !needNumber(hi, e.hi->getRange()))
     return Value::error();
-  if (!lo.isInteger() || !hi.isInteger() || hi.num() - lo.num() >= kMaxListLength) {
+  constexpr double kExact = 9007199254740992.0; // 2^53
+  if (!lo.isInteger() || !hi.isInteger() || std::abs(lo.num()) >= kExact || std::abs(hi.num()) >= kExact ||
+      hi.num() - lo.num() >= kMaxListLength) {
     diags.report(DiagID::BadCall, e.getRange(),
-                 fmt::format("a range needs whole numbers at most {} apart", kMaxListLength));
+                 fmt::format("a range needs whole numbers below 2^53, at most {} apart", kMaxListLength));
     return Value::error();
   }
   Value v;

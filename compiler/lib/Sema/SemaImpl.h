@@ -76,6 +76,11 @@ struct Record {
   const std::string &name() const { return decl->name.name; }
 };
 
+/// Lists (literals, ranges, pow2 and range) hold at most this many values:
+/// sweep axes are their main use, and the points a sweep may have bound them
+/// anyway; the limit keeps a typo like `range(0, 1e12)` from filling memory.
+inline constexpr size_t kMaxListLength = 100000;
+
 /// Looks a name up; nullopt means "not mine", so it becomes a symbol.
 using NameLookup = std::function<std::optional<Value>(const ast::NameExpr &)>;
 
@@ -98,6 +103,7 @@ private:
   Value range(const ast::RangeExpr &e);
   bool needNumber(const Value &v, llvm::SMRange r);
   Value arithmetic(const ast::BinaryExpr &e, const Value &l, const Value &r);
+  Value finite(Value v);
   Value compare(const ast::BinaryExpr &e, const Value &l, const Value &r);
   std::vector<Value> numericArgs(const ast::CallExpr &e, size_t min, size_t max);
   DiagnosticEngine &diags;

@@ -12,7 +12,12 @@
 
 namespace rapid::sema {
 namespace {
-constexpr size_t kMaxPoints = 1'000'000;
+/// The points of a file's sweeps together, counted before any is expanded
+/// (and before `where` drops some): each point is resolved, checked and kept
+/// in memory (a few KiB) and then lowered and simulated, so 100,000 already
+/// take a few seconds of Sema alone; a sweep that size is a typo or is better
+/// split over runs (`--output` and `--resume`).
+constexpr size_t kMaxPoints = 100'000;
 
 struct Axis {
   std::string label; ///< as written: "tp"
@@ -70,7 +75,7 @@ struct SweepPlan {
 
 /// Reads a sweep's statements: axes (with their values), assignments and
 /// constraints. Nothing if it has errors (reported).
-std::optional<SweepPlan> planSweep(Sema &sema, const ast::Decl &sweep) {
+std::optional<SweepPlan> planSweep(Sema &sema, const ast::Decl &sweep, size_t pointsBefore) {
   DiagnosticEngine &diags = sema.diags;
   if (!sweep.target) {
     diags.report(DiagID::BaseNotAllowed, sweep.name.range, "a sweep names its experiment: 'sweep s over exp { ... }'");
@@ -89,7 +94,8 @@ std::optional<SweepPlan> planSweep(Sema &sema, const ast::Decl &sweep) {
       Value v = constants.eval(*a->values);
       if (path.empty() || v.isError()) continue;
       Axis axis{a->path.dotted(), path, v.kind == Value::Kind::List ? v.items : std::vector<Value>{v}};
-      plan.total *= std::max<size_t>(axis.values.size(), 1);
+      // Saturates rather than wraps: ten axes of 100,000 values overflow size_t.
+      plan.total = std::min(plan.total * std::max<size_t>(axis.values.size(), 1), kMaxPoints + 1);
       plan.axes.push_back(std::move(axis));
     } else if (auto *a = llvm::dyn_cast<ast::AssignStmt>(s.get())) {
       std::string path = resolveAxisPath(*plan.exp, a->path, diags);
@@ -102,9 +108,10 @@ std::optional<SweepPlan> planSweep(Sema &sema, const ast::Decl &sweep) {
     }
   }
   if (diags.hasErrors()) return std::nullopt;
-  if (plan.total > kMaxPoints) {
-    diags.report(DiagID::BadCall, sweep.name.range,
-                 fmt::format("sweep '{}' has {} points; at most {} are allowed", sweep.name.name, plan.total, kMaxPoints));
+  if (pointsBefore + plan.total > kMaxPoints) {
+    std::string count = plan.total > kMaxPoints ? fmt::format("more than {}", kMaxPoints) : std::to_string(plan.total);
+    std::string before = pointsBefore ? fmt::format(" after {} from the experiments and sweeps before it", pointsBefore) : "";
+    diags.report(DiagID::TooManyPoints, sweep.name.range, sweep.name.name, count, before, kMaxPoints);
     return std::nullopt;
   }
   return plan;
@@ -177,7 +184,7 @@ Outcome pointAt(Sema &sema, const SweepPlan &plan, size_t n, const std::string &
 } // namespace
 
 void Sema::expandSweep(const ast::Decl &sweep, std::vector<ExperimentPoint> &out) {
-  std::optional<SweepPlan> plan = planSweep(*this, sweep);
+  std::optional<SweepPlan> plan = planSweep(*this, sweep, out.size());
   if (!plan) return;
   size_t kept = 0;
   for (size_t n = 0; n < plan->total; ++n) {
