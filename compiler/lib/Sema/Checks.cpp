@@ -11,6 +11,15 @@
 namespace rapid::sema {
 namespace {
 
+/// Microbatches one pipeline runs per step (global_batch / (micro_batch *
+/// dp)): every one is scheduled, costed and simulated, at about 80 KiB and
+/// half a millisecond each, so 2^13 stay within a GiB and seconds. Real runs
+/// have tens to a few thousand.
+constexpr int64_t kMaxMicrobatches = 1 << 13;
+/// Tokens one microbatch (or one inference batch) carries: 2^28 times a
+/// width of 2^22 still counts its activations well inside int64.
+constexpr int64_t kMaxTokensInFlight = int64_t(1) << 28;
+
 struct Checker {
   const ExperimentPoint &p;
   const Record &exp;
@@ -49,6 +58,16 @@ struct Checker {
 
   void gpus() {
     int64_t tp = par.tp, cp = par.cp, pp = par.pp, dp = par.dp;
+    // Each degree is at most 2^20, so their product is counted in a double
+    // before it can overflow int64.
+    if (double(tp) * double(cp) * double(pp) * double(dp) > limit::kRanks) {
+      const char *largest = "tp";
+      for (const char *d : {"cp", "pp", "dp"})
+        if (degree(d) > degree(largest)) largest = d;
+      fail(std::string("parallel.") + largest, "tp*cp*pp*dp = {}*{}*{}*{} is more than {} GPUs", tp, cp, pp, dp,
+           int64_t(limit::kRanks));
+      return;
+    }
     if (tp * cp * pp * dp != p.network.gpus)
       fail("parallel", "tp*cp*pp*dp = {}*{}*{}*{} = {} but network '{}' has {} GPUs", tp, cp, pp, dp,
            tp * cp * pp * dp, p.network.name, p.network.gpus);
@@ -111,8 +130,9 @@ struct Checker {
     if (mb > 0 && dp > 0 && gb % (mb * dp) != 0)
       fail("training.global_batch", "global_batch = {} is not a multiple of micro_batch*dp = {}*{}", gb, mb, dp);
     divides("cp", t.seq, "tokens of a sequence");
-    if (t.zero > 3)
-      fail("training.zero", "zero = {} is not a ZeRO stage (0 to 3)", t.zero);
+    if (mb * t.seq > kMaxTokensInFlight)
+      fail("training.micro_batch", "micro_batch*seq = {}*{} tokens per microbatch are more than {}", mb, t.seq,
+           kMaxTokensInFlight);
     bool interleaved = t.schedule == Schedule::Interleaved;
     int64_t v = t.virtualStages, pp = par.pp;
     if (interleaved && (pp < 2 || v < 2))
@@ -120,11 +140,20 @@ struct Checker {
     if (!interleaved && v != 1)
       fail("training.virtual_stages", "virtual_stages = {} needs schedule = interleaved", v);
     int64_t micro = mb > 0 && dp > 0 ? gb / (mb * dp) : 0;
+    if (micro > kMaxMicrobatches)
+      fail("training.global_batch",
+           "global_batch/(micro_batch*dp) = {}/({}*{}) = {} microbatches per step are more than {}; raise micro_batch "
+           "or dp", gb, mb, dp, micro, kMaxMicrobatches);
     if (interleaved && pp > 0 && micro % pp != 0)
       fail("training.global_batch", "an interleaved schedule needs the {} microbatches to be a multiple of pp = {}", micro, pp);
   }
 
-  void inference(const InferenceSpec &i) { divides("cp", i.prefill, "prompt tokens"); }
+  void inference(const InferenceSpec &i) {
+    divides("cp", i.prefill, "prompt tokens");
+    if (i.batch * (i.prefill + i.decode) > kMaxTokensInFlight)
+      fail("inference.batch", "batch*(prefill + decode) = {}*({} + {}) tokens in flight are more than {}", i.batch,
+           i.prefill, i.decode, kMaxTokensInFlight);
+  }
 
   void mapping() {
     if (p.mapping.empty()) return;

@@ -35,29 +35,46 @@ std::string unitHint(const FieldSpec &spec, const Value &v, const ast::Expr *wri
   return "";
 }
 
-bool checkBound(const FieldSpec &spec, const Value &v, llvm::SMRange at, DiagnosticEngine &diags) {
+/// The lower side of a field's range, as in "'x' must be positive".
+bool checkLow(const FieldSpec &spec, const Value &v, llvm::SMRange at, DiagnosticEngine &diags) {
   double x = v.num();
   std::string path(spec.path);
-  switch (spec.bound) {
-  case FieldBound::Any: return true;
-  case FieldBound::Positive:
+  switch (spec.bound.low) {
+  case FieldBound::Low::Any: return true;
+  case FieldBound::Low::Positive:
     if (x > 0) return true;
     diags.report(DiagID::NotPositive, at, path, v.str());
     return false;
-  case FieldBound::NonNegative:
+  case FieldBound::Low::NonNegative:
     if (x >= 0) return true;
     diags.report(DiagID::OutOfRange, at, path, "at least 0", v.str());
     return false;
-  case FieldBound::Fraction:
+  case FieldBound::Low::Fraction:
     if (x > 0 && x <= 1) return true;
     diags.report(DiagID::OutOfRange, at, path, "above 0 % and at most 100 %", v.str());
     return false;
-  case FieldBound::AtLeastOne:
+  case FieldBound::Low::AtLeastOne:
     if (x >= 1) return true;
     diags.report(DiagID::OutOfRange, at, path, "at least 1", v.str());
     return false;
   }
   return true;
+}
+
+/// "from 1 to 1048576", "at most 1e+18 B/s": the range a value above the
+/// field's limit missed.
+std::string rangeText(const FieldSpec &spec) {
+  std::string max = formatNumber(spec.bound.max);
+  if (!spec.dim.isNumber()) max += " " + baseUnitName(spec.dim);
+  if (spec.type != FieldType::Integer) return "at most " + max;
+  return fmt::format("from {} to {}", spec.bound.low == FieldBound::Low::NonNegative ? 0 : 1, max);
+}
+
+bool checkBound(const FieldSpec &spec, const Value &v, llvm::SMRange at, DiagnosticEngine &diags) {
+  if (!checkLow(spec, v, at, diags)) return false;
+  if (v.num() <= spec.bound.max) return true;
+  diags.report(DiagID::OutOfRange, at, std::string(spec.path), rangeText(spec), v.str());
+  return false;
 }
 
 } // namespace

@@ -63,8 +63,8 @@ TopologySpec Sema::resolveTopology(const Record &r, const FieldValues *overrides
       for (const ast::ExprPtr &x : a.shape) {
         Value v = ev.eval(*x);
         if (v.isError()) { bad = true; continue; }
-        if (!v.isInteger() || v.num() < 1) {
-          diags.report(DiagID::ExpectedKind, x->getRange(), "a positive whole number of ranks", v.describe() + " " + v.str());
+        if (!v.isInteger() || v.num() < 1 || v.num() > limit::kRanks) {
+          diags.report(DiagID::ExpectedKind, x->getRange(), fmt::format("a whole number of ranks from 1 to {}", int64_t(limit::kRanks)), v.describe() + " " + v.str());
           bad = true;
           continue;
         }
@@ -82,7 +82,13 @@ TopologySpec Sema::resolveTopology(const Record &r, const FieldValues *overrides
       continue;
     }
     int64_t size = 1;
-    for (int64_t e : extents) size *= e;
+    for (int64_t e : extents) size *= e; // at most 2^20 each, and few
+    if (size > limit::kRanks || double(t.gpus) * double(size) > limit::kRanks) {
+      diags.report(DiagID::BadCall, shape.getRange(),
+                   fmt::format("a network has at most {} GPUs; with dimension '{}' ({} ranks) '{}' would have {}",
+                               int64_t(limit::kRanks), name, size, t.name, formatNumber(double(t.gpus) * double(size))));
+      continue;
+    }
     FieldValues dimOverrides;
     if (overrides)
       for (const auto &[path, v] : *overrides)

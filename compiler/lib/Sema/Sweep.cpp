@@ -32,7 +32,8 @@ std::string overrideProblem(const KindSchema &schema, const FieldValues &overrid
     if (!spec || spec->type != FieldType::Integer || !v.isNumber() || !v.q.dim.isNumber()) continue;
     std::string name = path.substr(path.rfind('.') + 1);
     if (!v.isInteger()) return fmt::format("{} = {} is not a whole number", name, v.str());
-    if (spec->bound == FieldBound::Positive && v.num() <= 0) return fmt::format("{} = {} is not positive", name, v.str());
+    if (spec->bound.low == FieldBound::Low::Positive && v.num() <= 0) return fmt::format("{} = {} is not positive", name, v.str());
+    if (v.num() > spec->bound.max) return fmt::format("{} = {} exceeds its limit {}", name, v.str(), formatNumber(spec->bound.max));
   }
   return "";
 }

@@ -10,20 +10,35 @@
 #include "rapid/Spec/Schema.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace rapid {
 namespace {
 
-std::string bound(FieldBound b) {
-  switch (b) {
-  case FieldBound::Any: return "";
-  case FieldBound::Positive: return ", > 0";
-  case FieldBound::NonNegative: return ", >= 0";
-  case FieldBound::Fraction: return ", above 0 and at most 100 %";
-  case FieldBound::AtLeastOne: return ", >= 1";
+std::string low(FieldBound::Low l) {
+  switch (l) {
+  case FieldBound::Low::Any: return "";
+  case FieldBound::Low::Positive: return ", > 0";
+  case FieldBound::Low::NonNegative: return ", >= 0";
+  case FieldBound::Low::Fraction: return ", above 0 and at most 100 %";
+  case FieldBound::Low::AtLeastOne: return ", >= 1";
   }
   return "";
+}
+
+/// ", > 0, <= 2^20": the lower side, then the upper limit in base units,
+/// written as the power of two or ten it is where it is one.
+std::string bound(const FieldSpec &f) {
+  std::string out = low(f.bound.low);
+  double max = f.bound.max;
+  if (f.bound.low == FieldBound::Low::Fraction || !std::isfinite(max)) return out;
+  int exp = 0;
+  double ten = std::log10(max);
+  std::string n = max >= 1024 && std::frexp(max, &exp) == 0.5 ? fmt::format("2^{}", exp - 1)
+                  : max >= 1e6 && ten == std::round(ten)        ? fmt::format("10^{}", int(ten))
+                                                                 : formatNumber(max);
+  return out + ", <= " + n + (f.dim.isNumber() ? "" : " " + baseUnitName(f.dim));
 }
 
 std::string choices(std::span<const std::string_view> names) {
@@ -38,9 +53,9 @@ std::string typeOf(const FieldSpec &f) {
   switch (f.type) {
   case FieldType::Quantity: {
     std::string d = describeDim(f.dim);
-    return (f.dim.isNumber() ? std::string("number") : d.substr(d.find(' ') + 1)) + bound(f.bound);
+    return (f.dim.isNumber() ? std::string("number") : d.substr(d.find(' ') + 1)) + bound(f);
   }
-  case FieldType::Integer: return "whole number" + bound(f.bound);
+  case FieldType::Integer: return "whole number" + bound(f);
   case FieldType::Bool: return "`on` or `off`";
   case FieldType::Choice: return choices(f.choices);
   case FieldType::Ref: return fmt::format("a `{}`", nameOf(f.refKind));

@@ -16,6 +16,7 @@
 #include "rapid/Support/Units.h"
 
 #include <array>
+#include <limits>
 #include <type_traits>
 #include <span>
 #include <string>
@@ -34,7 +35,49 @@ enum class FieldType {
   Name,         ///< a name checked elsewhere (a dimension of the network)
 };
 
-enum class FieldBound { Any, Positive, NonNegative, Fraction, AtLeastOne };
+/// A number field's range: a lower side and an inclusive upper limit (in
+/// base units). Rows write `Positive(limit::kRanks)`, `NonNegative(3)`,
+/// `Fraction` or `Any` (for fields that are not numbers).
+struct FieldBound {
+  enum class Low : uint8_t { Any, Positive, NonNegative, Fraction, AtLeastOne };
+  Low low = Low::Any;
+  double max = std::numeric_limits<double>::infinity();
+
+  static constexpr FieldBound Positive(double max) { return {Low::Positive, max}; }
+  static constexpr FieldBound NonNegative(double max) { return {Low::NonNegative, max}; }
+  static constexpr FieldBound AtLeastOne(double max) { return {Low::AtLeastOne, max}; }
+  static const FieldBound Any, Fraction;
+  friend constexpr bool operator==(const FieldBound &, const FieldBound &) = default;
+};
+inline constexpr FieldBound FieldBound::Any{};
+inline constexpr FieldBound FieldBound::Fraction{Low::Fraction, 1};
+
+/// The upper limits of the field tables. Each is far beyond any cluster or
+/// model built or planned (today's largest: ~100k GPUs, ~130 layers, hidden
+/// 16k-32k, 10M-token contexts, ~1 ms latencies), yet small enough that
+/// what the compiler multiplies (tokens x widths, ranks x ranks, layers x
+/// microbatches) stays far inside int64 and what it loops over (layers,
+/// ranks, samples) stays short. Sema checks each field against its limit
+/// with a location; Checks.cpp bounds the products (ranks in all,
+/// microbatches per step, tokens per microbatch).
+namespace limit {
+inline constexpr double kRanks = 1 << 20;    ///< GPUs, parallel degrees, extents: 10x the largest clusters
+inline constexpr double kLayers = 1 << 14;   ///< layers are lowered one by one
+inline constexpr double kWidth = 1 << 22;    ///< hidden, ffn, head_dim: 100x today's widest
+inline constexpr double kHeads = 1 << 16;    ///< attention heads, experts
+inline constexpr double kVocab = 1 << 24;    ///< 64x today's largest vocabularies
+inline constexpr double kTokens = 1 << 24;   ///< a sequence: 16M tokens, above the longest contexts
+inline constexpr double kSequences = 1 << 24; ///< sequences in a batch
+inline constexpr double kSamples = 1 << 14;  ///< Monte Carlo and decode samples: each is simulated
+inline constexpr double kBytes = 0x1p60;     ///< sizes: 1 EiB
+inline constexpr double kBandwidth = 1e18;   ///< 1 EB/s: a million times an NVLink 5 port
+inline constexpr double kFlops = 1e21;       ///< 1 ZFLOP/s on one GPU: 10^5 x a B200
+inline constexpr double kClock = 1e12;       ///< 1 THz
+inline constexpr double kSmCount = 1 << 16;
+inline constexpr double kLatency = 1;        ///< 1 s: hops and launches take microseconds
+inline constexpr double kFactor = 1000;      ///< ratios: calibrations, capacity factor, oversubscription
+inline constexpr double kSeed = 0x1p53;      ///< every integer up to 2^53 is exact in a double
+} // namespace limit
 
 /// A declaration that a field refers to by name: `model = llama3_70b;`.
 template <DeclKind K> struct Ref {
