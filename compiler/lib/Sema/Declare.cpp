@@ -112,9 +112,21 @@ void Sema::buildRecord(const ast::Decl &d) {
       diags.report(DiagID::DeclaredHere, base->name.range, base->name.name);
       return;
     }
+    // Each step down the chain is a stack frame, and real chains are a few
+    // declarations long.
+    constexpr size_t kMaxDerivationDepth = 256;
+    if (building.size() >= kMaxDerivationDepth || tooDeep.count(base)) {
+      if (tooDeep.empty())
+        diags.report(DiagID::DerivationTooDeep, d.base->range, kMaxDerivationDepth, building.front()->name.name,
+                     d.name.name, base->name.name);
+      tooDeep.insert(&d);
+      return;
+    }
     building.push_back(&d);
     buildRecord(*base);
     building.pop_back();
+    if (tooDeep.count(base))
+      tooDeep.insert(&d);
     if (!records.count(base->name.name))
       return;
     r = records.at(base->name.name);

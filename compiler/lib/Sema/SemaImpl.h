@@ -224,6 +224,9 @@ private:
   std::map<std::string, std::vector<LinkOverride>> linkOverrides; ///< by decl name
   std::map<const FieldSpec *, ast::StmtPtr> defaults;
   std::vector<const ast::Decl *> building; ///< derivation chain being built, for cycles
+  /// Declarations whose chain was too deep: not tried again, so a long chain
+  /// costs one attempt and one error, not one per declaration in it.
+  std::set<const ast::Decl *> tooDeep;
   const ast::Module *root = nullptr;
   friend class RecordScope;
 };

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 
 namespace rapid {
@@ -130,7 +131,10 @@ std::string closestUnit(std::string_view spelling) {
 std::string formatNumber(double v) {
   // Round to 15 significant digits first: `1.1 PFLOP/s` is 1.1 * 1e15, which
   // is 1100000000000000.1 in binary floating point.
-  v = std::stod(fmt::format("{:.15g}", v));
+  // strtod, not stod: near the largest double the rounded text is out of
+  // range (1.79769313486232e+308), and then the value is printed as it is.
+  double rounded = std::strtod(fmt::format("{:.15g}", v).c_str(), nullptr);
+  if (std::isfinite(rounded) || !std::isfinite(v)) v = rounded;
   if (std::floor(v) == v && std::fabs(v) < 1e18)
     return fmt::format("{}", (long long)v);
   return fmt::format("{}", v); // shortest round-trip form
