@@ -205,10 +205,18 @@ struct Checker {
         fail("faults", "fault set '{}' names link {}({}, {}) but '{}' has ranks 0 to {}", p.faults->name, lf.dim, lf.a,
              lf.b, lf.dim, it->second - 1);
     }
-    for (const RandomFaultSpec &rf : p.faults->random)
+    int64_t samples = 0;
+    for (const RandomFaultSpec &rf : p.faults->random) {
       if (rf.links.name != "all" && !sizes.count(rf.links.name))
         fail("faults", "random fault '{}' draws links from '{}', which network '{}' does not have", rf.name,
              rf.links.name, p.network.name);
+      samples += rf.samples; // at most 2^14 each, and fewer faults than a file has tokens
+    }
+    // Each sample is a simulation of the whole point: however many random
+    // faults a set has, they share the limit one of them has.
+    if (samples > limit::kSamples)
+      fail("faults", "fault set '{}' draws {} samples in all; a fault set draws at most {}", p.faults->name, samples,
+           int64_t(limit::kSamples));
   }
 };
 
