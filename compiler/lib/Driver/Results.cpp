@@ -198,8 +198,10 @@ static bool fromJSON(const llvm::json::Value &v, PointResult &r, llvm::json::Pat
     if (!fromJSON(x, r.point.back().second, p.field("point").field(name))) return false;
   }
   std::sort(r.point.begin(), r.point.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
-  if (obj.get("step_time_s") && !readTraining(v, r.training.emplace(), p)) return false;
-  if (obj.get("ttft_s") && !readInference(v, r.inference.emplace(), p)) return false;
+  // emplace(T{}), not emplace(): clang does not see the nested structs'
+  // default member initializers when std::optional checks is_constructible.
+  if (obj.get("step_time_s") && !readTraining(v, r.training.emplace(PointResult::Training{}), p)) return false;
+  if (obj.get("ttft_s") && !readInference(v, r.inference.emplace(PointResult::Inference{}), p)) return false;
   return true;
 }
 
