@@ -235,8 +235,12 @@ static llvm::Expected<YamlMap> readYamlLists(const std::string &path, llvm::Stri
       },
       &syntaxError);
   yaml::Stream stream(text, sm);
+  // A node the YAML parser gave up on may have no position (found by
+  // fuzz-config); SourceMgr must not be asked for it. Its syntax error,
+  // which has a line, is what gets reported then.
   auto lineOf = [&](yaml::Node *n) {
-    return unsigned(sm.getLineAndColumn(n->getSourceRange().Start).first);
+    llvm::SMLoc at = n->getSourceRange().Start;
+    return at.isValid() && sm.FindBufferContainingLoc(at) ? unsigned(sm.getLineAndColumn(at).first) : 0u;
   };
   auto scalar = [](yaml::Node *n) {
     llvm::SmallString<32> storage;
