@@ -4,7 +4,8 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ antlr4 default-jre-headless libantlr4-runtime-dev
       llvm-19-dev llvm-19-tools libprotobuf-dev protobuf-compiler libfmt-dev
-      libgtest-dev libzstd-dev python3)
+      libgtest-dev libzstd-dev python3
+      clang-19 libclang-rt-19-dev libfuzzer-19-dev)   # the sanitizer and fuzzer builds (docs/testing.md)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,7 +6,7 @@ import lit.formats
 config.name = "rapid"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".rapid", ".test", ".json"]
-config.excludes = ["Inputs", "unit", "data", "truncate.py", "close.py", "compare.py", "CMakeLists.txt", "lit.cfg.py"]
+config.excludes = ["Inputs", "unit", "data", "regressions", "sanitizers.py", "truncate.py", "close.py", "compare.py", "CMakeLists.txt", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.rapid_obj_root, "test")
 
@@ -16,3 +16,11 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%stdlib", config.rapid_stdlib_dir))
 config.substitutions.append(("%examples", os.path.join(config.rapid_src_root, "examples")))
 config.substitutions.append(("%testdata", os.path.join(config.rapid_src_root, "test", "data")))
+
+# The sanitized tree (build/sanitize): every report is fatal and named.
+if getattr(config, "rapid_sanitized", False):
+    import sys
+    sys.path.insert(0, os.path.dirname(__file__))
+    from sanitizers import sanitizer_environment
+    config.environment.update(sanitizer_environment(config.rapid_src_root))
+    config.available_features.add("sanitized")

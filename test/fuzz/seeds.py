@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Builds the fuzz targets' seed corpora from the repository's own inputs.
+Usage: seeds.py SOURCE_ROOT OUT_DIR
+
+  OUT_DIR/rapid/   every .rapid file of examples/, stdlib/ and test/
+  OUT_DIR/chakra/  every trace set of test/data/traces and test/Runtime/Inputs
+                   with at most 8 ranks (and the first 8 ranks of larger
+                   ones), packed as FuzzChakra.cpp reads them: an options
+                   byte, then the rank files joined by the separator
+  OUT_DIR/config/  the network, system, faults and comm-group files of test/
+
+Runs in the build tree at build time; nothing is written to the sources."""
+import collections
+import hashlib
+import os
+import re
+import shutil
+import sys
+
+SEPARATOR = b"\n--RANK--\n"
+MAX_BYTES = 64 * 1024  # larger files make slow seeds and are cut by -max_len anyway
+
+
+def put(out, data):
+    name = hashlib.sha1(data).hexdigest()
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)
+
+
+def files(root, exts):
+    for d, _, names in os.walk(root):
+        for n in sorted(names):
+            if n.endswith(exts):
+                p = os.path.join(d, n)
+                if os.path.getsize(p) <= MAX_BYTES:
+                    yield p
+
+
+def main():
+    src, out = sys.argv[1:3]
+    for t in ("rapid", "chakra", "config"):
+        shutil.rmtree(os.path.join(out, t), ignore_errors=True)
+        os.makedirs(os.path.join(out, t))
+    for sub in ("examples", "stdlib", "test"):
+        for p in files(os.path.join(src, sub), (".rapid",)):
+            put(os.path.join(out, "rapid"), open(p, "rb").read())
+
+    sets = collections.defaultdict(dict)
+    for p in files(os.path.join(src, "test"), (".et",)):
+        m = re.match(r"(.*)\.(\d+)\.et$", p)
+        if m:
+            sets[m.group(1)][int(m.group(2))] = p
+    for n, (prefix, ranks) in enumerate(sorted(sets.items())):
+        count = 0
+        while count in ranks and count < 8:
+            count += 1
+        if count == 0:
+            continue
+        body = SEPARATOR.join(open(ranks[r], "rb").read() for r in range(count))
+        put(os.path.join(out, "chakra"), bytes([n % 256]) + body)
+
+    for p in files(os.path.join(src, "test"), (".json", ".yml", ".yaml")):
+        if "/Inputs/" in p or "/data/" in p:
+            put(os.path.join(out, "config"), open(p, "rb").read())
+    for t in ("rapid", "chakra", "config"):
+        print(f"{t}: {len(os.listdir(os.path.join(out, t)))} seeds")
+
+
+if __name__ == "__main__":
+    main()
