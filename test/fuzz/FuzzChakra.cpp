@@ -5,7 +5,8 @@
 // trace sets this way). It goes through what `rapid-sim` runs: the files are
 // read and checked (loadWorkload, checkWorkload) and, if they pass, simulated
 // on a small network of as many ranks, then reported (text, JSON, critical
-// path). Every failure must be an llvm::Error; anything else is a finding.
+// path). Every failure must be an llvm::Error, and one of the reader or the
+// checks must name its file; anything else is a finding.
 //
 // The options byte: bits 0-1 the network (Ring, Switch, FullyConnected,
 // Ring x Ring), bit 2 analytical mode, bit 3 --astra-compat, bit 4
@@ -46,6 +47,13 @@ std::string networkJson(unsigned kind, size_t ranks) {
 
 void consume(llvm::Error e) { llvm::consumeError(std::move(e)); }
 
+/// A trace error must name its file (`rapid-sim: error: <file>: ...`).
+void consumeLocated(llvm::Error e, const std::string &prefix) {
+  std::string msg = llvm::toString(std::move(e));
+  if (!llvm::StringRef(msg).starts_with(prefix + "."))
+    fuzz::fail("a trace error that does not name its file", msg);
+}
+
 void simulate(uint8_t flags, const trace::Workload &w, net::Topology &topo) {
   engine::SimOptions o;
   o.astraCompat = flags & 8;
@@ -78,6 +86,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const std::string prefix = fuzz::workDir() + "/trace";
   for (size_t r = 0; r < parts.size(); ++r)
     fuzz::writeFile(prefix + "." + std::to_string(r) + ".et", parts[r]);
+  // A rank file left by a larger input would make this trace set larger
+  // than its network.
+  static size_t written = 0;
+  for (size_t r = parts.size(); r < written; ++r)
+    llvm::sys::fs::remove(prefix + "." + std::to_string(r) + ".et");
+  written = parts.size();
 
   llvm::Expected<net::NetworkSpec> spec =
       net::parseNetworkJson("fuzz-network.json", networkJson(flags & 3, parts.size()));
@@ -88,9 +102,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ro.lenient = flags & 16;
   llvm::Expected<trace::Workload> w = trace::loadWorkload(prefix, topo.numRanks(), ro);
   if (!w)
-    return consume(w.takeError()), 0;
+    return consumeLocated(w.takeError(), prefix), 0;
   if (llvm::Error e = trace::checkWorkload(*w, trace::CheckOptions{}))
-    return consume(std::move(e)), 0;
+    return consumeLocated(std::move(e), prefix), 0;
   simulate(flags, *w, topo);
   return 0;
 }

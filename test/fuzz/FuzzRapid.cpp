@@ -107,10 +107,18 @@ KnownDefect unboundedNesting{"has no bound on bracket nesting (deep nesting over
 void checkDiagnostics(llvm::StringRef text, bool ok, const DiagnosticEngine &diags) {
   if (!ok && !diags.hasErrors())
     fail("analyze() failed without reporting an error", text);
+  // An error with a place is printed as `file:line:col: error: ...`, the
+  // source line, and a caret line; one without, as `rapidc: error: ...`
+  // alone. The source line may itself read `rapidc: error:` (libFuzzer
+  // learns the string from this very check), but only it is followed by a
+  // caret line.
   llvm::SmallVector<llvm::StringRef> lines;
   text.split(lines, '\n');
-  for (llvm::StringRef line : lines)
-    if (line.starts_with("rapidc: error:"))
+  auto isCaretLine = [](llvm::StringRef l) {
+    return l.contains('^') && l.find_first_not_of(" \t~^") == llvm::StringRef::npos;
+  };
+  for (size_t i = 0; i < lines.size(); ++i)
+    if (lines[i].starts_with("rapidc: error:") && !(i + 1 < lines.size() && isCaretLine(lines[i + 1])))
       fail("an error without a place", text);
 }
 
