@@ -45,7 +45,9 @@ inline void writeFile(const std::string &path, llvm::StringRef data) {
 /// A finding that is not a sanitizer report (a silent or unlocated error):
 /// print it and abort, so libFuzzer saves the input.
 [[noreturn]] inline void fail(const std::string &what, llvm::StringRef detail) {
-  std::fprintf(stderr, "fuzz: %s\n%.*s\n", what.c_str(), int(detail.size()), detail.data());
+  std::fprintf(stderr, "fuzz: %s\n", what.c_str());
+  std::fwrite(detail.data(), 1, detail.size(), stderr); // may hold NUL bytes
+  std::fputc('\n', stderr);
   std::abort();
 }
 
