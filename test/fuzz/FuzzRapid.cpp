@@ -22,6 +22,7 @@
 #include "rapid/Passes/Pipeline.h"
 #include "rapid/Sema/Sema.h"
 
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <stdexcept>
@@ -117,8 +118,13 @@ void checkDiagnostics(llvm::StringRef text, bool ok, const DiagnosticEngine &dia
   auto isCaretLine = [](llvm::StringRef l) {
     return l.contains('^') && l.find_first_not_of(" \t~^") == llvm::StringRef::npos;
   };
+  // (SourceMgr leaves the caret out under a line it cannot show, such as
+  // one with invalid UTF-8, so an echoed line is also told by the located
+  // header above it.)
+  static const llvm::Regex header(":[0-9]+:[0-9]+: (error|warning|note): ");
   for (size_t i = 0; i < lines.size(); ++i)
-    if (lines[i].starts_with("rapidc: error:") && !(i + 1 < lines.size() && isCaretLine(lines[i + 1])))
+    if (lines[i].starts_with("rapidc: error:") && !(i + 1 < lines.size() && isCaretLine(lines[i + 1])) &&
+        !(i > 0 && header.match(lines[i - 1])))
       fail("an error without a place", text);
 }
 
