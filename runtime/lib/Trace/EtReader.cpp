@@ -3,6 +3,7 @@
 #include "rapid/Trace/EtReader.h"
 
 #include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/util/delimited_message_util.h"
 #include "llvm/Support/FileSystem.h"
@@ -44,6 +45,9 @@ llvm::Error readEtFile(const std::string &path, const ReadOptions &opts,
     return fail(fmt::format("{}: empty trace file (no GlobalMetadata record)", path));
   if (data.size() > size_t(INT32_MAX))
     return fail(fmt::format("{}: trace files over 2 GiB are not supported", path));
+  // protobuf logs to stderr why a record does not parse (a string field
+  // with invalid UTF-8, say); the error below names the file and record.
+  google::protobuf::LogSilencer quiet;
   CodedInputStream in(reinterpret_cast<const uint8_t *>(data.data()), int(data.size()));
   in.SetTotalBytesLimit(INT32_MAX);
   std::string record;
@@ -61,7 +65,8 @@ llvm::Error readEtFile(const std::string &path, const ReadOptions &opts,
                               path));
     node.Clear();
     if (!node.ParseFromString(record))
-      return fail(fmt::format("{}: record {}: not a valid Chakra Node", path, index));
+      return fail(fmt::format("{}: record {}: not a valid Chakra Node (malformed, or a string field such as "
+                              "its name holds invalid UTF-8)", path, index));
     if (auto err = sink(node))
       return err;
   }
