@@ -64,13 +64,7 @@ std::string resultJson(const PointResult &r, llvm::StringRef fingerprint) {
     if (!fingerprint.empty()) j.attribute("fingerprint", fingerprint);
     j.attribute("experiment", r.experiment);
     j.attribute("sweep", r.sweep);
-    j.attributeObject("point", [&] {
-      for (const auto &[name, v] : r.point) {
-        j.attributeBegin(name);
-        v.writeJson(j);
-        j.attributeEnd();
-      }
-    });
+    writeSweptValues(j, r.point);
     j.attribute("label", r.label);
     j.attribute("workload", llvm::StringRef(nameOf(r.workload)));
     j.attribute("feasible", r.feasible);

@@ -154,19 +154,23 @@ void printPointText(const ExperimentPoint &p, llvm::raw_ostream &os) {
   }
 }
 
+void writeSweptValues(llvm::json::OStream &j, const std::vector<std::pair<std::string, Value>> &point) {
+  j.attributeObject("point", [&] {
+    for (const auto &[name, v] : point) {
+      j.attributeBegin(name);
+      v.writeJson(j);
+      j.attributeEnd();
+    }
+  });
+}
+
 void printPointJson(const ExperimentPoint &p, llvm::raw_ostream &os) {
   {
     llvm::json::OStream j(os);
     j.object([&] {
       j.attribute("experiment", p.experiment);
       j.attribute("sweep", p.sweep);
-      j.attributeObject("point", [&] {
-        for (const auto &[name, v] : p.point) {
-          j.attributeBegin(name);
-          v.writeJson(j);
-          j.attributeEnd();
-        }
-      });
+      writeSweptValues(j, p.point);
       j.attribute("feasible", p.feasible);
       j.attribute("reason", p.reason);
       j.attribute("workload", llvm::StringRef(nameOf(p.workload())));
