@@ -4,6 +4,10 @@ compare.py KIND CSV MAX_MEDIAN MAX_WORST
   KIND korthikanti: rows of korthikanti_table5.csv against the experiments
        gpt_<size> of examples/validation/korthikanti_table5.rapid, matched on
        the recompute policy in the point's label; compares iteration_s with step_time_s.
+  KIND korthikanti4: rows of korthikanti_table4.csv against the sweep table4 of
+       examples/validation/korthikanti_table4.rapid, matched on recompute and
+       sp in the point's label; compares fwd_ms and bwd_ms (two rows each) with
+       breakdown.layer_forward_s and .layer_backward_s.
   KIND llama2: rows of llama2_inference_a100.csv against llama2_<size>_tp<tp>
        of examples/validation/llama2_inference.rapid; compares total_s.
 Prints one line per row and the median and worst absolute relative error;
@@ -21,23 +25,38 @@ for line in sys.stdin:
     if kind == "korthikanti" and "step_time_s" in o:
         policy = o["point"].get("recompute", "")
         predicted[(o["experiment"], policy)] = o["step_time_s"]
+    elif kind == "korthikanti4" and "breakdown" in o:
+        b, pt = o["breakdown"], o["point"]
+        key = (pt.get("recompute", ""), "on" if pt.get("sp") else "off")
+        predicted[key + ("fwd",)] = b["layer_forward_s"] * 1e3
+        predicted[key + ("bwd",)] = b["layer_backward_s"] * 1e3
     elif kind == "llama2" and "total_s" in o:
         predicted[(o["experiment"], "")] = o["total_s"]
 
+
+def rows():
+    """(name, key, measured, unit) for every comparison the table makes."""
+    for row in csv.DictReader(open(table)):
+        if kind == "korthikanti4":
+            policy = f"{row['recompute']} recompute{' + SP' if row['sequence_parallel'] == 'on' else ''}"
+            for part in ("fwd", "bwd"):
+                key = (row["recompute"], row["sequence_parallel"], part)
+                yield f"{policy} {part}", key, float(row[f"{part}_ms"]), "ms"
+        elif kind == "korthikanti":
+            key, measured = (row["model"], row["recompute"]), float(row["iteration_s"])
+            yield f"{row['model']} {row['recompute']}{' + SP' if row['sequence_parallel'] == 'true' else ''}", key, measured, "s"
+        else:
+            yield f"{row['model']} tp={row['tp']}", (f"{row['model']}_tp{row['tp']}", ""), float(row["total_s"]), "s"
+
+
 errors = []
-for row in csv.DictReader(open(table)):
-    if kind == "korthikanti":
-        key, measured = (row["model"], row["recompute"]), float(row["iteration_s"])
-        name = f"{row['model']} {row['recompute']}{' + SP' if row['sequence_parallel'] == 'true' else ''}"
-    else:
-        key, measured = (f"{row['model']}_tp{row['tp']}", ""), float(row["total_s"])
-        name = f"{row['model']} tp={row['tp']}"
+for name, key, measured, unit in rows():
     if key not in predicted:
         print(f"{name}: no prediction")
         sys.exit(1)
     err = (predicted[key] - measured) / measured
     errors.append(abs(err))
-    print(f"{name}: measured {measured:.3f} s, predicted {predicted[key]:.3f} s, error {100 * err:+.1f}%")
+    print(f"{name}: measured {measured:.3f} {unit}, predicted {predicted[key]:.3f} {unit}, error {100 * err:+.1f}%")
 median, worst = statistics.median(errors), max(errors)
 print(f"{len(errors)} rows: median error {100 * median:.1f}%, worst {100 * worst:.1f}%")
 sys.exit(0 if median <= max_median and worst <= max_worst else 1)

@@ -24,7 +24,7 @@ PointResult trainingResult() {
   r.workload = Workload::Training;
   r.gpus = 16;
   r.memory = PointResult::Memory{73839304704, 85899345920};
-  r.training = PointResult::Training{4.257, 0.582, 61575.5, 3.1, 1e-05, 0.1};
+  r.training = PointResult::Training{4.257, 0.582, 61575.5, 3.1, 1e-05, 0.1, 0.0125, 0.025};
   FaultStudy f;
   f.name = "flaky";
   f.baseline = 4.257;
@@ -48,7 +48,7 @@ TEST(DriverTest, TrainingJsonKeepsKeyOrderAndNumberForms) {
             R"("workload":"training","feasible":true,"reason":"","gpus":16,)"
             R"("memory":{"peak_bytes":73839304704,"capacity_bytes":85899345920},"step_time_s":4.257,"mfu":0.582,)"
             R"("tokens_per_s":61575.5,"breakdown":{"compute_s":3.1,"exposed_communication_s":1e-05,)"
-            R"("pipeline_bubble_s":0.1},"fault_studies":[{"name":"flaky","samples":3,"baseline_s":4.257,)"
+            R"("pipeline_bubble_s":0.1,"layer_forward_s":0.0125,"layer_backward_s":0.025},"fault_studies":[{"name":"flaky","samples":3,"baseline_s":4.257,)"
             R"("mean_s":4.533333333333333,"p50_s":4.4,"p90_s":4.9,"max_s":4.9,)"
             R"("mean_slowdown":1.0649126928196697,"times_s":[4.3,4.9,4.4]}]})");
 }

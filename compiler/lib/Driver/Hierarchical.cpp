@@ -43,22 +43,37 @@ ir::Program probeProgram(const ir::Program &prog) {
   return probe;
 }
 
-BlockTimes blockTimes(const ir::Program &probe, const engine::SimResult &res, const RankLayout &layout) {
-  BlockTimes times(probe.stages.size());
-  std::vector<std::map<BlockKey, std::pair<int64_t, int64_t>>> span(probe.stages.size());
+BlockTimes blockTimes(const ir::Program &prog, const engine::SimResult &res, const RankLayout &layout) {
+  BlockTimes times(prog.stages.size());
+  std::vector<std::map<BlockKey, std::pair<int64_t, int64_t>>> span(prog.stages.size());
   std::vector<int64_t> stageOfRank(layout.ranks(), -1);
-  for (size_t s = 0; s < probe.stages.size(); ++s) stageOfRank[layout.firstRankOfStage(int64_t(s))] = int64_t(s);
+  for (size_t s = 0; s < prog.stages.size(); ++s) stageOfRank[layout.firstRankOfStage(int64_t(s))] = int64_t(s);
   for (const engine::Span &sp : res.spans) {
     int64_t s = stageOfRank[sp.rank];
     if (s < 0) continue;
-    BlockKey k = *blockOf(probe.stages[s].ops[sp.node]);
-    auto [it, fresh] = span[s].try_emplace(k, sp.startPs, sp.endPs);
+    const Op &op = prog.stages[s].ops[sp.node];
+    std::optional<BlockKey> k = blockOf(op);
+    if (!k || op.micro != 0) continue;
+    auto [it, fresh] = span[s].try_emplace(*k, sp.startPs, sp.endPs);
     it->second.first = std::min(it->second.first, sp.startPs);
     it->second.second = std::max(it->second.second, sp.endPs);
   }
   for (size_t s = 0; s < span.size(); ++s)
     for (const auto &[k, se] : span[s]) times[s][k] = double(se.second - se.first) * 1e-12;
   return times;
+}
+
+std::pair<double, double> firstLayerTimes(const BlockTimes &times) {
+  if (times.empty()) return {0, 0};
+  std::pair<double, double> out{0, 0};
+  int32_t first = INT32_MAX;
+  for (const auto &[k, t] : times.front())
+    if (k.part == 0 && k.layer <= first) {
+      if (k.layer < first) out = {0, 0};
+      first = k.layer;
+      (k.backward ? out.second : out.first) = t;
+    }
+  return out;
 }
 
 ir::Program pipelineProgram(const ir::Program &prog, const BlockTimes &times) {

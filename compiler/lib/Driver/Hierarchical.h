@@ -28,10 +28,13 @@ std::optional<BlockKey> blockOf(const ir::Op &op);
 /// communication: every layer, the embedding and the head once per stage.
 ir::Program probeProgram(const ir::Program &prog);
 
-/// Seconds per block and stage, from the probe's simulated spans on each
-/// stage's first rank.
+/// Seconds per block and stage of microbatch 0, from the simulated spans on
+/// each stage's first rank (of a probe, or of the whole program).
 using BlockTimes = std::vector<std::map<BlockKey, double>>;
-BlockTimes blockTimes(const ir::Program &probe, const engine::SimResult &res, const RankLayout &layout);
+BlockTimes blockTimes(const ir::Program &prog, const engine::SimResult &res, const RankLayout &layout);
+
+/// Stage 0's first layer: forward and backward seconds (0 when absent).
+std::pair<double, double> firstLayerTimes(const BlockTimes &times);
 
 /// The whole schedule with each block one node of its probed time.
 ir::Program pipelineProgram(const ir::Program &prog, const BlockTimes &times);

@@ -79,8 +79,12 @@ double flattenedNodes(const ir::Program &prog) {
 /// simulation on one core.
 constexpr double kFlattenedLimit = 2e6;
 
+/// Which spans a simulation keeps: every rank's (inference figures, the
+/// hierarchical probe) or rank 0's (the first layer's times).
+enum class Spans { Rank0, All };
+
 /// Simulates `prog` on the point's network with its faults and `extra` ones.
-llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const ExperimentPoint &point, bool spans,
+llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const ExperimentPoint &point, Spans spans,
                                            const std::string &timeline, const std::vector<net::Fault> &extra = {}) {
   net::Topology topo(networkSpec(point));
   if (llvm::Error e = run::applyPointFaults(point, topo)) return e;
@@ -90,7 +94,8 @@ llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const Experi
   if (!sim) return sim.takeError();
   net::Network network(topo, net::NetMode::Congestion);
   engine::SimOptions so;
-  so.recordTimeline = spans || !timeline.empty();
+  so.recordTimeline = spans == Spans::All || !timeline.empty();
+  so.recordRank = 0;
   so.system = systemConfig(point);
   engine::Simulator simulator(sim->workload, network, sim->groups, so);
   llvm::Expected<engine::SimResult> res = simulator.run();
@@ -100,17 +105,24 @@ llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const Experi
   return res;
 }
 
-/// One simulation of the point, in the chosen mode, under `extra` faults.
+/// One simulation of the point, in the chosen mode, under `extra` faults;
+/// for training also the first layer's times (`layer`).
 llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const ExperimentPoint &point,
                                                 bool hierarchical, const std::string &timeline,
-                                                const std::vector<net::Fault> &extra) {
-  bool training = point.isTraining();
-  if (!hierarchical) return simulate(prog, point, !training, timeline, extra);
-  ir::Program probe = run::probeProgram(prog);
-  llvm::Expected<engine::SimResult> layers = simulate(probe, point, true, "", extra);
-  if (!layers) return layers.takeError();
+                                                const std::vector<net::Fault> &extra, std::pair<double, double> &layer) {
   RankLayout layout(prog.layout);
-  return simulate(run::pipelineProgram(prog, run::blockTimes(probe, *layers, layout)), point, false, timeline, extra);
+  if (!point.isTraining()) return simulate(prog, point, Spans::All, timeline, extra);
+  if (!hierarchical) {
+    llvm::Expected<engine::SimResult> res = simulate(prog, point, Spans::Rank0, timeline, extra);
+    if (res) layer = run::firstLayerTimes(run::blockTimes(prog, *res, layout));
+    return res;
+  }
+  ir::Program probe = run::probeProgram(prog);
+  llvm::Expected<engine::SimResult> layers = simulate(probe, point, Spans::All, "", extra);
+  if (!layers) return layers.takeError();
+  run::BlockTimes times = run::blockTimes(probe, *layers, layout);
+  layer = run::firstLayerTimes(times);
+  return simulate(run::pipelineProgram(prog, times), point, Spans::Rank0, timeline, extra);
 }
 
 /// The time a run reports: step time for training, total latency for inference.
@@ -130,11 +142,13 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
   r.hierarchical = training && (opts.mode == SimMode::Hierarchical ||
                                 (opts.mode == SimMode::Auto && flattenedNodes(prog) * runs > kFlattenedLimit));
   auto figures = [&](std::vector<net::Fault> extra, const std::string &timeline) -> llvm::Expected<RunResult> {
-    llvm::Expected<engine::SimResult> res = simulatePoint(prog, point, r.hierarchical, timeline, extra);
+    std::pair<double, double> layer{0, 0};
+    llvm::Expected<engine::SimResult> res = simulatePoint(prog, point, r.hierarchical, timeline, extra, layer);
     if (!res) return res.takeError();
     RunResult out = r;
     out.simulated = true;
     out.events = res->events;
+    std::tie(out.layerForward, out.layerBackward) = layer;
     training ? trainingFigures(out, *res, prog, point) : inferenceFigures(out, *res, prog, point);
     return out;
   };

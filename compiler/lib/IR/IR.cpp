@@ -38,6 +38,8 @@ const char *kindName(OpKind k) {
   case OpKind::Norm: return "norm";
   case OpKind::Activation: return "activation";
   case OpKind::Residual: return "residual";
+  case OpKind::Dropout: return "dropout";
+  case OpKind::BiasGrad: return "bias_grad";
   case OpKind::Rotary: return "rotary";
   case OpKind::Embedding: return "embedding";
   case OpKind::CrossEntropy: return "cross_entropy";

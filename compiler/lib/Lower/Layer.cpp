@@ -7,7 +7,12 @@
 // block's first GEMM). Context parallelism splits tokens; each rank gathers
 // the keys and values of the whole sequence. Backward runs each GEMM's dgrad
 // and wgrad; the dgrad's TP collective overlaps the wgrad.
-// Pointwise FLOP and byte counts per element are in docs/model.md.
+// The small kernels around the GEMMs are Megatron-LM's: biases are added in
+// the GEMM epilogue or in the fused bias-GeLU / bias-dropout-add kernels, so
+// they cost nothing forward; backward reduces each bias gradient over the
+// tokens, runs each dropout's mask over the gradient, and adds the residual
+// path's gradient to the norm's at each block input.
+// Pointwise FLOP and byte counts per element are in docs/lowering.md.
 //===----------------------------------------------------------------------===//
 #include "rapid/Lower/Lower.h"
 
@@ -53,6 +58,54 @@ Op norm(const Shard &sh, const char *name, bool backward) {
   return pointwise(OpKind::Norm, name, sh.actElems(), flops, backward ? 4 : 2, sh.d);
 }
 
+/// Training only: generation runs the model in eval mode.
+bool dropout(const Shard &sh) { return sh.training && sh.model.dropout; }
+
+/// A dropout mask per element: a Philox-4x32-10 draw (ten rounds of two
+/// multiplies and a few xors make four numbers: about 18 integer operations
+/// per element), a compare and a scale.
+constexpr double kDropoutFlops = 20;
+
+/// Forward dropout over `elems`: reads x, writes y and the 1-byte mask.
+Op dropoutForward(const Shard &sh, const char *name, double elems) {
+  Op op = pointwise(OpKind::Dropout, name, elems, kDropoutFlops, 2, sh.d);
+  op.bytes += elems;
+  return op;
+}
+
+/// Its backward: reads dy and the mask, writes dx = dy * mask / (1 - p).
+Op dropoutBackward(const Shard &sh, const char *name, double elems) {
+  Op op = pointwise(OpKind::Dropout, name, elems, 2, 2, sh.d);
+  op.bytes += elems;
+  return op;
+}
+
+/// A bias gradient: the output gradient ([tokens, cols]) summed over tokens.
+void biasGrad(Chain &c, const Shard &sh, const char *name, double elems) {
+  if (sh.model.bias) c.add(pointwise(OpKind::BiasGrad, name, elems, 1, 1, sh.d));
+}
+
+/// The end of a block: out = residual + dropout(x + bias), one fused kernel
+/// (Megatron's bias-dropout-add) that also writes the mask.
+Op residualAdd(const Shard &sh, const char *name) {
+  if (!dropout(sh)) return pointwise(OpKind::Residual, name, sh.actElems(), sh.model.bias ? 2 : 1, 3, sh.d);
+  Op op = pointwise(OpKind::Residual, name, sh.actElems(), 2 + kDropoutFlops, 3, sh.d);
+  op.bytes += sh.actElems();
+  return op;
+}
+
+/// Backward of residualAdd into the branch: the dropout mask over the
+/// gradient and the bias gradient (the residual path passes it unchanged).
+void residualBackward(Chain &c, const Shard &sh, const char *dropoutName, const char *biasName) {
+  if (dropout(sh)) c.add(dropoutBackward(sh, dropoutName, sh.actElems()));
+  biasGrad(c, sh, biasName, sh.actElems());
+}
+
+/// The block input feeds the norm and the residual path: their gradients add.
+Op residualGradAdd(const Shard &sh, const char *name) {
+  return pointwise(OpKind::Residual, name, sh.actElems(), 1, 3, sh.d);
+}
+
 int64_t qLocal(const Shard &sh) { return sh.headsLocal * sh.model.headDim; }
 int64_t qkvLocal(const Shard &sh) { return qLocal(sh) + 2 * sh.kvLocal; }
 
@@ -86,36 +139,46 @@ Op decodeAttention(const Shard &sh) {
   return op;
 }
 
-void attentionForward(Chain &c, const Shard &sh, bool recomputeOnly = false) {
+/// Elements of the score matrices on this rank (naive attention).
+double scoreElems(const Shard &sh) { return double(sh.b) * sh.headsLocal * sh.s * double(sh.kvTokens); }
+
+/// The core of attention: scores, (causal-masked) softmax, the attention
+/// probabilities' dropout, and attention over V. FlashAttention fuses all of
+/// it, dropout included.
+void attentionForward(Chain &c, const Shard &sh) {
   if (sh.decode) {
     c.add(decodeAttention(sh));
     return;
   }
   if (sh.flash) {
-    if (!recomputeOnly) c.add(flashAttention(sh, false));
+    c.add(flashAttention(sh, false));
     return;
   }
   int64_t kv = sh.kvTokens, batch = sh.b * sh.headsLocal;
   c.add(gemm("attn.score", sh.s, kv, sh.model.headDim, batch));
-  c.add(pointwise(OpKind::Softmax, "attn.softmax", double(batch) * sh.s * kv, 5, 2, sh.d));
-  if (!recomputeOnly) c.add(gemm("attn.pv", sh.s, sh.model.headDim, kv, batch));
+  c.add(pointwise(OpKind::Softmax, "attn.softmax", scoreElems(sh), 5, 2, sh.d));
+  if (dropout(sh)) c.add(dropoutForward(sh, "attn.probs.dropout", scoreElems(sh)));
+  c.add(gemm("attn.pv", sh.s, sh.model.headDim, kv, batch));
 }
 
 void attentionBackward(Chain &c, const Shard &sh) {
-  if (sh.flash) {
+  if (sh.flash) { // the fused backward recomputes the scores itself
     c.add(flashAttention(sh, true));
     return;
   }
-  if (sh.recompute == Recompute::Selective) { // Korthikanti: re-run the score and softmax, not the GEMMs around them
+  if (sh.recompute == Recompute::Selective) {
+    // Korthikanti et al. Sec. 5: re-run QK^T, softmax, softmax dropout and
+    // attention over V, whose outputs are the memory-heavy part.
     Phase saved = c.phase;
     c.phase = Phase::Recompute;
-    attentionForward(c, sh, /*recomputeOnly=*/true);
+    attentionForward(c, sh);
     c.phase = saved;
   }
   int64_t kv = sh.kvTokens, batch = sh.b * sh.headsLocal, hd = sh.model.headDim;
   c.add(gemm("attn.pv.dgrad_v", kv, hd, sh.s, batch));
   c.add(gemm("attn.pv.dgrad_p", sh.s, kv, hd, batch));
-  c.add(pointwise(OpKind::Softmax, "attn.softmax.bwd", double(batch) * sh.s * kv, 4, 3, sh.d));
+  if (dropout(sh)) c.add(dropoutBackward(sh, "attn.probs.dropout.bwd", scoreElems(sh)));
+  c.add(pointwise(OpKind::Softmax, "attn.softmax.bwd", scoreElems(sh), 4, 3, sh.d));
   c.add(gemm("attn.score.dgrad_q", sh.s, hd, kv, batch));
   c.add(gemm("attn.score.dgrad_k", kv, hd, sh.s, batch));
 }
@@ -175,12 +238,12 @@ void layerForward(Chain &c, const Shard &sh, int64_t layer) {
   attentionForward(c, sh);
   c.add(gemm("attn.out", T, sh.model.hidden, qLocal(sh)));
   tpReduce(c, sh, "attn.tp.allreduce", "attn.sp.reducescatter");
-  c.add(pointwise(OpKind::Residual, "attn.residual", sh.actElems(), 1, 3, sh.d));
+  c.add(residualAdd(sh, "attn.residual"));
   c.add(norm(sh, "mlp.norm", false));
   spGather(c, sh, "mlp.sp.allgather");
   sh.isMoeLayer(layer) ? moeForward(c, sh) : mlpForward(c, sh);
   tpReduce(c, sh, "mlp.tp.allreduce", "mlp.sp.reducescatter");
-  c.add(pointwise(OpKind::Residual, "mlp.residual", sh.actElems(), 1, 3, sh.d));
+  c.add(residualAdd(sh, "mlp.residual"));
 }
 
 void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
@@ -191,6 +254,7 @@ void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
   }
   c.layer = int32_t(layer);
   int64_t T = sh.tokens, h = sh.model.hidden, f = sh.model.ffn / sh.t();
+  residualBackward(c, sh, "mlp.dropout.bwd", "mlp.fc2.bgrad");
   spGather(c, sh, "mlp.sp.grad_allgather");
   if (sh.isMoeLayer(layer)) {
     moeBackward(c, sh);
@@ -200,11 +264,14 @@ void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
     c.add(gemm("mlp.fc2.wgrad", f, h, T));
     c.add(pointwise(OpKind::Activation, "mlp.act.bwd", double(T) * f, sh.model.gated() ? 22 : 20,
                     sh.model.gated() ? 5 : 3, sh.d));
+    biasGrad(c, sh, "mlp.fc1.bgrad", double(T) * sh.ffnLocal);
     c.add(gemm("mlp.fc1.dgrad", T, h, sh.ffnLocal));
     dgradReduceThenWgrad(c, sh, "mlp.tp.allreduce.bwd", "mlp.sp.reducescatter.bwd", "mlp.sp.input_allgather",
                          gemm("mlp.fc1.wgrad", h, sh.ffnLocal, T));
   }
   c.add(norm(sh, "mlp.norm.bwd", true));
+  c.add(residualGradAdd(sh, "mlp.residual.bwd"));
+  residualBackward(c, sh, "attn.dropout.bwd", "attn.out.bgrad");
   spGather(c, sh, "attn.sp.grad_allgather");
   c.add(gemm("attn.out.dgrad", T, qLocal(sh), h));
   c.add(gemm("attn.out.wgrad", qLocal(sh), h, T));
@@ -214,10 +281,12 @@ void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
                      2.0 * T * sh.layout.cp * sh.kvLocal * sh.d));
   if (sh.model.rotary())
     c.add(pointwise(OpKind::Rotary, "attn.rotary.bwd", double(T) * (qLocal(sh) + sh.kvLocal), 3, 2, sh.d));
+  biasGrad(c, sh, "attn.qkv.bgrad", double(T) * qkvLocal(sh));
   c.add(gemm("attn.qkv.dgrad", T, h, qkvLocal(sh)));
   dgradReduceThenWgrad(c, sh, "attn.tp.allreduce.bwd", "attn.sp.reducescatter.bwd", "attn.sp.input_allgather",
                        gemm("attn.qkv.wgrad", h, qkvLocal(sh), T));
   c.add(norm(sh, "attn.norm.bwd", true));
+  c.add(residualGradAdd(sh, "attn.residual.bwd"));
 }
 
 /// A token lookup reads a row and writes it; learned positions also read the
@@ -230,10 +299,12 @@ void embeddingForward(Chain &c, const Shard &sh) {
   c.add(pointwise(OpKind::Embedding, "embed", double(sh.tokens) * sh.model.hidden, learned ? 1 : 0, learned ? 3 : 2,
                   sh.d));
   tpReduce(c, sh, "embed.tp.allreduce", "embed.sp.reducescatter"); // vocabulary-parallel lookup
+  if (dropout(sh)) c.add(dropoutForward(sh, "embed.dropout", sh.actElems()));
 }
 
 void embeddingBackward(Chain &c, const Shard &sh) {
   c.layer = -1;
+  if (dropout(sh)) c.add(dropoutBackward(sh, "embed.dropout.bwd", sh.actElems()));
   spGather(c, sh, "embed.sp.grad_allgather");
   bool learned = sh.model.learnedPositions();
   c.add(pointwise(OpKind::Embedding, "embed.wgrad", double(sh.tokens) * sh.model.hidden, learned ? 2 : 1,

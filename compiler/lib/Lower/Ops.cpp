@@ -79,7 +79,11 @@ double Shard::layerParams(int64_t layer) const {
   double mlp = isMoeLayer(layer)
                    ? double(m.experts / layout.ep) * matrices * h * double(m.expertFfn) / double(t()) + h * m.experts
                    : matrices * h * double(m.ffn) / double(t());
-  return attn + mlp + 2 * normParams(); // two norms, replicated
+  // Biases: column-parallel ones (QKV, FC1) split over TP, row-parallel
+  // ones (output projection, FC2) whole on every rank. Experts carry none.
+  double bias = 0;
+  if (m.bias) bias = double(headsLocal) * m.headDim + 2.0 * kvLocal + h + (isMoeLayer(layer) ? 0 : ffnLocal + h);
+  return attn + mlp + bias + 2 * normParams(); // two norms, replicated
 }
 
 Shard makeShard(const ir::Layout &layout, const ExperimentPoint &p) {

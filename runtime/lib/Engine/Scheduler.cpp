@@ -134,7 +134,7 @@ void Simulator::complete(uint32_t r, uint32_t idx) {
   account(s);
   s.activeCompute -= n.kind == NodeKind::Comp;
   s.activeComm -= isComm(n.kind);
-  if (opts_.recordTimeline)
+  if (opts_.recordTimeline || int64_t(r) == opts_.recordRank)
     spans_.push_back(Span{r, idx, s.startPs[idx], now_, laneOf(n)});
   s.state[idx] = kDone;
   --s.remaining;

@@ -42,6 +42,7 @@ struct PointResult {
   struct Training {
     double stepTime = 0, mfu = 0, tokensPerSecond = 0;
     double computeTime = 0, exposedComm = 0, bubble = 0; ///< rank 0's breakdown
+    double layerForward = 0, layerBackward = 0;         ///< rank 0's first layer, microbatch 0
   };
   std::optional<Training> training;
 

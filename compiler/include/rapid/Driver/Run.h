@@ -36,6 +36,10 @@ struct RunResult {
   double computeTime = 0;   ///< rank 0: busy computing
   double exposedComm = 0;   ///< rank 0: communicating with nothing to overlap
   double bubble = 0;        ///< rank 0: idle (pipeline bubble and waiting)
+  /// Rank 0's first layer, microbatch 0: its forward, and its backward with
+  /// any recompute (TP/SP/CP communication included), as Korthikanti et al.
+  /// Table 4 time a layer.
+  double layerForward = 0, layerBackward = 0;
   double mfu = 0;           ///< model FLOPs / (step time x GPUs x dense peak)
   double tokensPerSecond = 0;
   // Inference.

@@ -30,7 +30,9 @@ enum class OpKind : uint8_t {
   Softmax,        ///< naive attention's scale+mask+softmax over the score matrix
   Norm,           ///< LayerNorm / RMSNorm
   Activation,     ///< GELU / SwiGLU
-  Residual,       ///< elementwise add
+  Residual,       ///< elementwise add (with dropout: Megatron's fused bias-dropout-add)
+  Dropout,        ///< a dropout mask applied, forward or backward
+  BiasGrad,       ///< a bias gradient: the output gradient summed over tokens
   Rotary,         ///< rotary position embedding on Q and K
   Embedding,      ///< token (+position) lookup, or its gradient scatter
   CrossEntropy,   ///< LM-head softmax and loss

@@ -40,6 +40,9 @@ struct SimOptions {
   int computeStreams = 1;
   int commStreams = 1;
   bool recordTimeline = false;
+  /// Without recordTimeline: record this rank's spans only (-1: none), for a
+  /// figure read off one rank at the memory cost of one rank.
+  int64_t recordRank = -1;
   SystemConfig system;
 };
 
@@ -61,7 +64,7 @@ struct SimResult {
   std::vector<RankResult> ranks;
   int64_t totalNs = 0;
   uint64_t events = 0;
-  std::vector<Span> spans; ///< with SimOptions::recordTimeline
+  std::vector<Span> spans; ///< with SimOptions::recordTimeline (or recordRank's only)
 };
 
 class Simulator {
