@@ -141,7 +141,7 @@ GemmCost evaluate(const Candidate &c) {
   terms.hbm = bytes.hbm / hbmRate(c.g);
   Flops useful(2.0 * double(c.s.m) * double(c.s.n) * double(c.s.k) * double(c.s.batch));
   GemmCost r;
-  static_cast<KernelCost &>(r) = combine(c.g, terms, useful, bytes, 1);
+  static_cast<KernelCost &>(r) = combine(terms, useful, bytes, 1);
   r.tile = c.tile;
   r.ctasPerSm = c.occ.ctasPerSm;
   r.schedule = c.sched;
@@ -182,7 +182,7 @@ GemmCost searchStages(const Problem &p, CtaTile tile, Seconds cutoff) {
       continue;
     tile.stages = stages;
     WaveSchedule sched = scheduleWaves(tiles, g.smCount, occ[stages].ctasPerSm);
-    if (mathTime(p, tile, sched) + g.launchOverhead > cutoff) // a lower bound of its time
+    if (mathTime(p, tile, sched) > cutoff) // a lower bound of its time
       continue;
     GemmCost r = evaluate(Candidate{p, g, s, tile, occ[stages], sched, tiles});
     if (!found || better(r, best)) {

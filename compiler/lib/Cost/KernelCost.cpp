@@ -26,8 +26,7 @@ BytesPerSecond l2Rate(const GpuSpec &g) { return g.l2Bandwidth * g.calibrationL2
 BytesPerSecond smemRate(const GpuSpec &g) { return g.smemBandwidth * g.calibrationCompute; }
 FlopsPerSecond mathRate(const GpuSpec &g, DType t) { return g.peak(t) * g.calibrationCompute; }
 
-KernelCost combine(const GpuSpec &g, const Terms &terms, Flops flops, const Traffic &bytes,
-                   int64_t kernels) {
+KernelCost combine(const Terms &terms, Flops flops, const Traffic &bytes, int64_t kernels) {
   // Ties go to the earlier entry, so the order is part of the output.
   const std::pair<Seconds, Bound> all[] = {{terms.compute, Bound::Compute},
                                            {terms.latency, Bound::Latency},
@@ -36,13 +35,19 @@ KernelCost combine(const GpuSpec &g, const Terms &terms, Flops flops, const Traf
                                            {terms.hbm, Bound::Hbm}};
   auto worst = *std::max_element(std::begin(all), std::end(all),
                                  [](const auto &a, const auto &b) { return a.first < b.first; });
-  Seconds launch = g.launchOverhead * double(kernels);
   KernelCost c;
-  c.time = worst.first + launch;
-  c.bound = launch > worst.first ? Bound::Launch : worst.second;
+  c.time = worst.first;
+  c.bound = worst.second;
   c.flops = flops;
   c.bytes = bytes;
   c.kernels = kernels;
+  return c;
+}
+
+KernelCost launched(KernelCost c, Seconds perKernel) {
+  Seconds launch = perKernel * double(c.kernels);
+  if (launch > c.time) c.bound = Bound::Launch;
+  c.time += launch;
   return c;
 }
 

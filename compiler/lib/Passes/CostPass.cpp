@@ -4,8 +4,9 @@
 // compiler/lib/Cost (docs/model.md): GEMMs by their best CTA tiling, waves
 // and per-level traffic; FlashAttention by its block schedule; everything
 // else as a bandwidth/vector-math kernel from its bytes and FLOPs. Layers
-// repeat the same shapes, so results are memoised per program. Collectives
-// get no time here: the network simulator decides them.
+// repeat the same shapes, so results are memoised per program. The stack
+// adds its launch cost per kernel, except for kernels it replays from CUDA
+// graphs. Collectives get no time here: the network simulator decides them.
 //===----------------------------------------------------------------------===//
 #include "rapid/Passes/Pipeline.h"
 
@@ -48,7 +49,7 @@ cost::KernelCost attention(const GpuSpec &gpu, const Op &op) {
                                                                                      : cost::Pass::Forward);
   if (op.shape.m != op.shape.n) {
     double share = double(op.shape.m) / double(op.shape.n);
-    c.time = gpu.launchOverhead + (c.time - gpu.launchOverhead) * share;
+    c.time = c.time * share;
     c.bytes.hbm = c.bytes.hbm * share;
   }
   return c;
@@ -63,6 +64,14 @@ cost::KernelCost costOf(const GpuSpec &gpu, const Op &op) {
   default: // bandwidth and vector math from the op's own bytes and FLOPs
     return cost::pointwiseCost(gpu, {Bytes(op.bytes), Flops(op.flops), 1});
   }
+}
+
+/// What launching `op`'s kernels costs the stack: nothing inside a CUDA
+/// graph (decode steps are units 1.. of an inference program).
+Seconds launchCost(const StackSpec &stack, const Op &op, bool training) {
+  bool decodeStep = !training && op.micro >= 1;
+  bool graphed = stack.cudaGraphs == CudaGraphs::All || (stack.cudaGraphs == CudaGraphs::Decode && decodeStep);
+  return graphed ? Seconds(0) : stack.launchOverhead;
 }
 
 } // namespace
@@ -81,9 +90,10 @@ void costPass(ir::Program &prog, const ExperimentPoint &point) {
               op.causal, op.phase == ir::Phase::Backward, op.bytes, op.flops};
       auto it = memo.find(key);
       if (it == memo.end()) it = memo.emplace(key, costOf(gpu, op)).first;
-      op.time = it->second.time;
-      op.bound = boundOf(it->second.bound);
-      const cost::Traffic &t = it->second.bytes;
+      cost::KernelCost c = cost::launched(it->second, launchCost(point.stack, op, point.isTraining()));
+      op.time = c.time;
+      op.bound = boundOf(c.bound);
+      const cost::Traffic &t = c.bytes;
       if (op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention) op.bytes = t.hbm.value();
       op.l2Bytes = t.l2.value();
       op.smemBytes = t.smem.value();

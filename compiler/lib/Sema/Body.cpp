@@ -34,7 +34,11 @@ void Sema::bind(Bindings &fields, const KindSchema &schema, const std::string &o
   std::string path = prefix + s.path.dotted().substr(strip);
   const FieldSpec *spec = schema.find(path);
   if (!spec) {
-    diags.report(DiagID::UnknownField, s.path.range, owner, path, didYouMean(path, fieldNames(schema)));
+    std::string hint = didYouMean(path, fieldNames(schema));
+    // A field of another kind (`launch_overhead` moved from gpu to stack).
+    if (schema.kind == "gpu" && schemaFor("stack")->find(path))
+      hint = fmt::format("; '{}' is the software's cost: a field of `stack` (docs/language.md)", path);
+    diags.report(DiagID::UnknownField, s.path.range, owner, path, hint);
     return;
   }
   if (s.values.size() != 1) {

@@ -22,6 +22,17 @@ std::optional<GpuSpec> resolveGpu(const std::string &name, const std::vector<std
   g.name = name;
   return g;
 }
+
+std::optional<StackSpec> resolveStack(const std::string &name, const std::vector<std::string> &imports,
+                                      const SemaOptions &opts, DiagnosticEngine &diags) {
+  sema::Sema sema(opts, diags);
+  std::optional<sema::FieldValues> f =
+      name.empty() ? sema.defaultFields("stack", nullptr, "the default stack", {}) : sema.resolveNamed("stack", name, imports);
+  if (!f || diags.hasErrors()) return std::nullopt;
+  StackSpec s = sema::typedSpec<StackSpec>(*f);
+  s.name = name;
+  return s;
+}
 } // namespace rapid
 
 namespace rapid::sema {

@@ -137,6 +137,8 @@ void printPointText(const ExperimentPoint &p, llvm::raw_ostream &os) {
   fieldsText(fieldsOf(p.model, p.resolved), 4, os);
   os << "  gpu " << p.gpu.name << "\n";
   fieldsText(fieldsOf(p.gpu, p.resolved), 4, os);
+  os << "  stack " << (p.stack.name.empty() ? "(the defaults)" : p.stack.name) << "\n";
+  fieldsText(fieldsOf(p.stack, p.resolved), 4, os);
   os << "  network " << p.network.name << " (" << p.network.gpus << " GPUs)\n";
   for (const DimensionSpec &d : p.network.dims) {
     os << "    dim " << d.name << " : " << shapeText(d) << ", " << d.size << " ranks\n";
@@ -189,6 +191,9 @@ void printPointJson(const ExperimentPoint &p, llvm::raw_ostream &os) {
       j.attributeEnd();
       j.attributeBegin("gpu");
       fieldsJson(j, fieldsOf(p.gpu, p.resolved), [&] { j.attribute("name", p.gpu.name); });
+      j.attributeEnd();
+      j.attributeBegin("stack");
+      fieldsJson(j, fieldsOf(p.stack, p.resolved), [&] { j.attribute("name", p.stack.name); });
       j.attributeEnd();
       j.attributeObject("network", [&] {
         j.attribute("name", p.network.name);

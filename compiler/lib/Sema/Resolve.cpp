@@ -13,6 +13,13 @@ FieldValues Sema::resolveFields(const Record &r, const FieldValues *overrides) {
   return scope.all();
 }
 
+FieldValues Sema::defaultFields(std::string_view kind, const FieldValues *overrides, std::string owner,
+                                llvm::SMRange at) {
+  Bindings none;
+  RecordScope scope(*this, *schemaFor(kind), none, nullptr, overrides, std::move(owner), at);
+  return scope.all();
+}
+
 const Record *Sema::resolveRef(const Value &v, std::string_view kind) {
   if (v.kind != Value::Kind::Symbol)
     return nullptr; // already reported by checkField
@@ -171,7 +178,7 @@ ExperimentPoint Sema::resolvePoint(const Record &exp, const FieldValues &overrid
   for (const auto &[path, v] : overrides) {
     size_t dot = path.find('.');
     std::string head = path.substr(0, dot);
-    if (dot != std::string::npos && (head == "model" || head == "gpu" || head == "network"))
+    if (dot != std::string::npos && (head == "model" || head == "gpu" || head == "stack" || head == "network"))
       sub[head][path.substr(dot + 1)] = v;
     else
       own[path] = v;
@@ -188,6 +195,14 @@ ExperimentPoint Sema::resolvePoint(const Record &exp, const FieldValues &overrid
   if (const Record *g = resolveRef(fields["gpu"], "gpu")) {
     p.gpu = typedSpec<GpuSpec>(resolveFields(*g, &sub["gpu"]));
     p.gpu.name = g->name();
+  }
+  if (auto it = fields.find("stack"); it != fields.end()) {
+    if (const Record *s = resolveRef(it->second, "stack")) {
+      p.stack = typedSpec<StackSpec>(resolveFields(*s, &sub["stack"]));
+      p.stack.name = s->name();
+    }
+  } else {
+    p.stack = typedSpec<StackSpec>(defaultFields("stack", &sub["stack"], "the default stack", exp.decl->name.range));
   }
   if (const Record *n = resolveRef(fields["network"], "topology"))
     p.network = resolveTopology(*n, &sub["network"]);
@@ -207,7 +222,7 @@ ExperimentPoint Sema::resolvePoint(const Record &exp, const FieldValues &overrid
 void Sema::checkAllDecls() {
   for (const auto &[name, r] : records) {
     std::string_view kind = r.schema->kind;
-    if (kind == "gpu" || kind == "model")
+    if (kind == "gpu" || kind == "model" || kind == "stack")
       resolveFields(r, nullptr);
     else if (kind == "topology")
       resolveTopology(r, nullptr);

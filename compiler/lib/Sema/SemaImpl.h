@@ -176,6 +176,10 @@ public:
   // Resolve.cpp: one experiment (with sweep overrides) to a point.
   ExperimentPoint resolvePoint(const Record &exp, const FieldValues &overrides);
   FieldValues resolveFields(const Record &r, const FieldValues *overrides);
+  /// The defaults of `kind`'s table, as a declaration that writes nothing
+  /// would have them; `owner` names it in messages about `overrides`.
+  FieldValues defaultFields(std::string_view kind, const FieldValues *overrides, std::string owner,
+                            llvm::SMRange at);
   const Record *resolveRef(const Value &v, std::string_view kind);
   TopologySpec resolveTopology(const Record &r, const FieldValues *overrides);
   FaultsSpec resolveFaults(const Record &r);

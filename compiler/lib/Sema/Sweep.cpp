@@ -48,7 +48,7 @@ static std::string resolveAxisPath(const Record &exp, const ast::Path &p, Diagno
   if (schema.find(name)) return name;
   auto matches = schema.bySuffix(name);
   if (matches.size() == 1) return std::string(matches[0]->path);
-  for (auto [head, kind] : {std::pair{"model", "model"}, {"gpu", "gpu"}, {"network", "topology"}}) {
+  for (auto [head, kind] : {std::pair{"model", "model"}, {"gpu", "gpu"}, {"stack", "stack"}, {"network", "topology"}}) {
     std::string prefix = std::string(head) + ".";
     if (name.rfind(prefix, 0) != 0) continue;
     std::string rest = name.substr(prefix.size());

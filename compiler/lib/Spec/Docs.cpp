@@ -87,7 +87,8 @@ std::string topologyKinds() {
 } // namespace
 
 std::string fieldTablesMarkdown() {
-  return table("gpu", SpecFields<GpuSpec>::rows()) + table("model", SpecFields<ModelSpec>::rows()) +
+  return table("gpu", SpecFields<GpuSpec>::rows()) + table("stack", SpecFields<StackSpec>::rows()) +
+         table("model", SpecFields<ModelSpec>::rows()) +
          topologyKinds() + table("dim", SpecFields<DimensionSpec>::rows()) + table("soft fault", SpecFields<LinkFaultSpec>::rows()) +
          table("random fault", SpecFields<RandomFaultSpec>::rows()) +
          table("experiment", SpecFields<ExperimentRefs>::rows()) +

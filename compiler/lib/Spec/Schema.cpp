@@ -17,6 +17,11 @@ constexpr FieldSpec kGpu[] = {
 #include "rapid/Spec/GpuFields.def"
 };
 
+constexpr FieldSpec kStack[] = {
+#define RAPID_FIELD(member, path, type, deflt, bound, doc) fieldRow<type>(path, deflt, FieldBound::bound, doc, {}, false),
+#include "rapid/Spec/StackFields.def"
+};
+
 constexpr FieldSpec kModel[] = {
 #define RAPID_FIELD(member, path, type, deflt, bound, doc) fieldRow<type>(path, deflt, FieldBound::bound, doc, {}, false),
 #include "rapid/Spec/ModelFields.def"
@@ -74,8 +79,9 @@ constexpr auto kExperiment = concat(kRefs, kTraining, kInference, kParallel);
 template <size_t N> constexpr size_t size(const FieldSpec (&)[N]) { return N; }
 std::span<const FieldSpec> slice(size_t from, size_t count) { return std::span(kExperiment).subspan(from, count); }
 
-constexpr std::array<KindSchema, 6> kKinds{{
+constexpr std::array<KindSchema, 7> kKinds{{
     {"gpu", "GPU", kGpu},
+    {"stack", "software stack", kStack},
     {"model", "model", kModel},
     {"topology", "topology", {}},
     {"faults", "fault set", {}},
@@ -90,6 +96,7 @@ constexpr KindSchema kRandomFaultSchema{"random", "random fault", kRandomFault};
 } // namespace
 
 std::span<const FieldSpec> SpecFields<GpuSpec>::rows() { return kGpu; }
+std::span<const FieldSpec> SpecFields<StackSpec>::rows() { return kStack; }
 std::span<const FieldSpec> SpecFields<ModelSpec>::rows() { return kModel; }
 std::span<const FieldSpec> SpecFields<ExperimentRefs>::rows() { return slice(0, size(kRefs)); }
 std::span<const FieldSpec> SpecFields<TrainingSpec>::rows() { return slice(size(kRefs), size(kTraining)); }
@@ -141,7 +148,7 @@ const KindSchema *schemaFor(std::string_view kind) {
 const KindSchema &dimSchema() { return kDimSchema; }
 const KindSchema &linkFaultSchema() { return kLinkFaultSchema; }
 const KindSchema &randomFaultSchema() { return kRandomFaultSchema; }
-std::string_view declKindList() { return "gpu, model, topology, faults, experiment, sweep"; }
+std::string_view declKindList() { return "gpu, stack, model, topology, faults, experiment, sweep"; }
 
 std::string_view nameOf(Distribution::Kind k) {
   switch (k) {

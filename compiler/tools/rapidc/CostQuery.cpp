@@ -170,10 +170,11 @@ bool fileExists(const std::string &p) { return llvm::sys::fs::exists(p); }
 
 /// Whether `import std.gpus` would find a file: -I DIR/std first, then the
 /// standard library folder (docs/language.md, imports).
-bool haveStdGpus(const SemaOptions &o) {
+/// Whether the standard library has `std.NAME` (gpus, stacks).
+bool haveStd(const SemaOptions &o, const std::string &name) {
   for (const std::string &dir : o.includeDirs)
-    if (fileExists(dir + "/std/gpus.rapid")) return true;
-  return fileExists(o.stdlibDir + "/gpus.rapid");
+    if (fileExists(dir + "/std/" + name + ".rapid")) return true;
+  return fileExists(o.stdlibDir + "/" + name + ".rapid");
 }
 
 } // namespace
@@ -194,10 +195,19 @@ std::optional<GpuSpec> resolveGpu(const CostOptions &o, DiagnosticEngine &diags)
     return std::nullopt;
   }
   std::vector<std::string> imports;
-  if (haveStdGpus(o.sema)) imports.push_back("std.gpus");
+  if (haveStd(o.sema, "gpus")) imports.push_back("std.gpus");
   imports.insert(imports.end(), o.files.begin(), o.files.end());
   return rapid::resolveGpu(o.hardware, imports, o.sema, diags);
 }
+
+std::optional<StackSpec> resolveStack(const CostOptions &o, DiagnosticEngine &diags) {
+  std::vector<std::string> imports;
+  if (haveStd(o.sema, "stacks")) imports.push_back("std.stacks");
+  imports.insert(imports.end(), o.files.begin(), o.files.end());
+  return rapid::resolveStack(o.stack, imports, o.sema, diags);
+}
+
+Seconds launchCost(const StackSpec &s) { return s.cudaGraphs == CudaGraphs::All ? Seconds(0) : s.launchOverhead; }
 
 } // namespace rapid::costquery
 
@@ -209,9 +219,13 @@ int runCostQuery(const CostOptions &o, DiagnosticEngine &diags) {
   if (!q) return 1;
   std::optional<GpuSpec> g = resolveGpu(o, diags);
   if (!g) return 1;
+  std::optional<StackSpec> stack = resolveStack(o, diags);
+  if (!stack) return 1;
+  Seconds launch = launchCost(*stack);
   llvm::raw_ostream &os = llvm::outs();
   if (auto *gq = std::get_if<GemmQuery>(&*q)) {
     GemmCost c = gemmCost(*g, gq->shape);
+    static_cast<KernelCost &>(c) = launched(c, launch);
     if (c.ctasPerSm == 0) {
       diags.report(DiagID::NoKernelFits, {}, "GEMM", g->name, "no CTA tile fits its registers and shared memory");
       return 1;
@@ -219,6 +233,7 @@ int runCostQuery(const CostOptions &o, DiagnosticEngine &diags) {
     printGemm(o.query, *g, c, o.json, os);
   } else if (auto *aq = std::get_if<AttentionQuery>(&*q)) {
     AttentionCost c = aq->flash ? flashAttention(*g, aq->shape, aq->pass) : naiveAttention(*g, aq->shape, aq->pass);
+    static_cast<KernelCost &>(c) = launched(c, launch);
     if (aq->flash && c.blockQ == 0) {
       diags.report(DiagID::NoKernelFits, {}, "FlashAttention", g->name,
                    fmt::format("head_dim={} does not fit on chip; try 'naive'", aq->shape.headDim));
@@ -226,7 +241,7 @@ int runCostQuery(const CostOptions &o, DiagnosticEngine &diags) {
     }
     printAttention(o.query, *g, *aq, c, o.json, os);
   } else {
-    printPointwise(o.query, *g, pointwiseCost(*g, std::get<PointwiseQuery>(*q).work), o.json, os);
+    printPointwise(o.query, *g, launched(pointwiseCost(*g, std::get<PointwiseQuery>(*q).work), launch), o.json, os);
   }
   return 0;
 }

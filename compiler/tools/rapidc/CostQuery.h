@@ -7,7 +7,9 @@
 //   pointwise bytes=N flops=N
 //   pointwise OP elements=N [fwd|bwd] [DTYPE]   OP: layernorm, rmsnorm, ...
 // DTYPE defaults to bf16. The hardware is a `gpu` declaration found by name
-// in std.gpus (when the standard library has it) and the given files.
+// in std.gpus (when the standard library has it) and the given files; the
+// launch cost is the `stack` named by --stack (std.stacks and the files), or
+// the stack table's defaults.
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -25,7 +27,7 @@
 namespace rapid {
 
 struct CostOptions {
-  std::string query, csv, hardware;
+  std::string query, csv, hardware, stack;
   std::vector<std::string> files;
   bool json = false;
   std::string maxMedianError, maxWorstError; ///< "15%", empty when not asked
@@ -59,6 +61,11 @@ using Query = std::variant<GemmQuery, AttentionQuery, PointwiseQuery>;
 std::optional<Query> parseQuery(const std::string &text, DiagnosticEngine &diags);
 /// The `gpu` named by `o.hardware`, from std.gpus if present and `o.files`.
 std::optional<GpuSpec> resolveGpu(const CostOptions &o, DiagnosticEngine &diags);
+/// The `stack` named by `o.stack`, or the defaults when none is named.
+std::optional<StackSpec> resolveStack(const CostOptions &o, DiagnosticEngine &diags);
+/// What the stack adds per kernel launch: its launch cost, or nothing when
+/// it runs every kernel in CUDA graphs.
+Seconds launchCost(const StackSpec &s);
 
 void printGemm(const std::string &q, const GpuSpec &g, const cost::GemmCost &c, bool json,
                llvm::raw_ostream &os);

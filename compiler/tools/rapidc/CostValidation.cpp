@@ -150,9 +150,10 @@ struct Tally {
 };
 
 /// Predicts one row, prints it and adds it to `t`.
-void validateRow(const GpuSpec &g, const Row &r, Tally &t, llvm::raw_ostream &os) {
+void validateRow(const GpuSpec &g, Seconds launch, const Row &r, Tally &t, llvm::raw_ostream &os) {
   GemmShape shape{r.m, r.k, r.n, 1, DType::BF16};
   GemmCost c = gemmCost(g, shape);
+  static_cast<KernelCost &>(c) = launched(c, launch);
   double err = t.own.add(c.time.value(), r.measuredS);
   os << fmt::format("{:>6} {:>6} {:>6} {:>12.4f} {:>12.4f} {:>+7.1f}%  {:<14} {:<8} |", r.m, r.k, r.n,
                     r.measuredS * 1e3, c.time.value() * 1e3, err * 100,
@@ -161,6 +162,7 @@ void validateRow(const GpuSpec &g, const Row &r, Tally &t, llvm::raw_ostream &os
     // The same model held to the library's tile separates the error of the
     // time model from that of the tile choice.
     GemmCost lib = gemmCostWithTile(g, shape, r.measuredTile);
+    static_cast<KernelCost &>(lib) = launched(lib, launch);
     if (lib.ctasPerSm > 0)
       os << fmt::format(" {:<12} {:>12.4f} {:>+7.1f}%",
                         fmt::format("{}x{}x{}", r.measuredTile.m, r.measuredTile.n, r.measuredTile.k),
@@ -182,11 +184,13 @@ int runCostValidation(const CostOptions &o, DiagnosticEngine &diags) {
   if (!rows) return 1;
   auto g = costquery::resolveGpu(o, diags);
   if (!g) return 1;
+  auto stack = costquery::resolveStack(o, diags);
+  if (!stack) return 1;
   llvm::raw_ostream &os = llvm::outs();
   os << fmt::format("{:>6} {:>6} {:>6} {:>12} {:>12} {:>8}  {:<14} {:<8} | {:<12} {:>12} {:>8}\n", "m", "k", "n",
                     "measured_ms", "predicted_ms", "error", "tile(model)", "bound", "tile(ncu)", "w/ncu_tile", "error");
   Tally t;
-  for (const Row &r : *rows) validateRow(*g, r, t, os);
+  for (const Row &r : *rows) validateRow(*g, costquery::launchCost(*stack), r, t, os);
   const Row &w = (*rows)[t.own.worstAt];
   os << fmt::format("summary: {} rows, median |error| {:.1f}%, worst |error| {:.1f}% (m={} k={} n={})\n",
                     rows->size(), t.own.median() * 100, t.own.worst() * 100, w.m, w.k, w.n);

@@ -78,6 +78,9 @@ cl::opt<std::string> costCsv("cost-csv", cl::desc("predict every GEMM of a measu
                              cl::value_desc("FILE"), cl::cat(category));
 cl::opt<std::string> hardware("hardware", cl::desc("the gpu declaration --cost and --cost-csv use"),
                               cl::value_desc("NAME"), cl::cat(category));
+cl::opt<std::string> stack("stack", cl::desc("the stack declaration whose launch cost --cost and --cost-csv add "
+                                          "(default: the stack table's defaults)"),
+                           cl::value_desc("NAME"), cl::cat(category));
 cl::opt<std::string> maxMedianError("max-median-error", cl::desc("--cost-csv fails above this median error"),
                                     cl::value_desc("PERCENT"), cl::cat(category));
 cl::opt<std::string> maxWorstError("max-worst-error", cl::desc("--cost-csv fails above this worst error"),
@@ -208,7 +211,7 @@ int rapidc(int argc, char **argv) {
     return 0;
   }
   if (costQuery.getNumOccurrences() || costCsv.getNumOccurrences()) {
-    CostOptions co{costQuery, costCsv, hardware, {inputFiles.begin(), inputFiles.end()}, format == Format::Json,
+    CostOptions co{costQuery, costCsv, hardware, stack, {inputFiles.begin(), inputFiles.end()}, format == Format::Json,
                    maxMedianError, maxWorstError, opts};
     return costQuery.getNumOccurrences() ? runCostQuery(co, diags) : runCostValidation(co, diags);
   }

@@ -49,10 +49,14 @@ BytesPerSecond smemRate(const GpuSpec &g);
 /// Achieved math rate of the whole GPU for `t` (calibration.compute applied).
 FlopsPerSecond mathRate(const GpuSpec &g, DType t);
 
-/// The roofline: the slowest resource sets the time, then the launch cost of
-/// `kernels` launches is added (it is serial with the kernel body).
-KernelCost combine(const GpuSpec &g, const Terms &terms, Flops flops, const Traffic &bytes,
-                   int64_t kernels);
+/// The roofline: the slowest resource sets the time of the `kernels`
+/// kernels on the GPU. Launching them is the software's cost: `launched`.
+KernelCost combine(const Terms &terms, Flops flops, const Traffic &bytes, int64_t kernels);
+
+/// `c` with the host's launches added, `perKernel` each (a stack's
+/// launch_overhead; 0 in CUDA graphs): serial with the kernel body, as
+/// RAPID-LLM's O. The bound becomes `launch` when they outweigh the body.
+KernelCost launched(KernelCost c, Seconds perKernel);
 
 /// The sum of two kernels run one after the other; the bound is the one of
 /// the longer part.

@@ -42,6 +42,7 @@ struct ExperimentPoint {
   std::vector<DegreeMapping> mapping;
   ModelSpec model;
   GpuSpec gpu;
+  StackSpec stack; ///< the named stack, or the table's defaults
   TopologySpec network;
   std::optional<FaultsSpec> faults;
 
@@ -74,5 +75,10 @@ std::optional<Program> analyze(const std::string &file, const SemaOptions &opts,
 /// `rapidc --cost ... --hardware a100_sxm_80gb`. Reports problems to `diags`.
 std::optional<GpuSpec> resolveGpu(const std::string &name, const std::vector<std::string> &imports,
                                   const SemaOptions &opts, DiagnosticEngine &diags);
+
+/// Resolves the `stack` declaration `name` the same way; an empty name gives
+/// the defaults of the stack table (what an experiment without `stack` runs on).
+std::optional<StackSpec> resolveStack(const std::string &name, const std::vector<std::string> &imports,
+                                      const SemaOptions &opts, DiagnosticEngine &diags);
 
 } // namespace rapid

@@ -16,7 +16,7 @@
 namespace rapid {
 
 /// The kinds of declaration a file can hold.
-enum class DeclKind : uint8_t { Gpu, Model, Topology, Faults, Experiment, Sweep };
+enum class DeclKind : uint8_t { Gpu, Model, Topology, Faults, Experiment, Sweep, Stack };
 
 enum class Activation : uint8_t { Gelu, SwiGlu, Relu };
 enum class Norm : uint8_t { LayerNorm, RmsNorm };
@@ -27,12 +27,14 @@ enum class Optimizer : uint8_t { Adam, Sgd };
 /// How a collective runs inside one network dimension. Auto is the
 /// runtime's choice (the ring today).
 enum class CollectiveAlgorithm : uint8_t { Auto, Ring, Direct, HalvingDoubling, DoubleBinaryTree };
+/// Which kernels a stack replays from captured CUDA graphs.
+enum class CudaGraphs : uint8_t { None, Decode, All };
 /// Soft faults derate links; hard ones remove them.
 enum class FaultMode : uint8_t { Derate, Remove };
 
 template <class E> struct EnumInfo;
 template <> struct EnumInfo<DeclKind> {
-  static constexpr std::string_view names[] = {"gpu", "model", "topology", "faults", "experiment", "sweep"};
+  static constexpr std::string_view names[] = {"gpu", "model", "topology", "faults", "experiment", "sweep", "stack"};
 };
 template <> struct EnumInfo<DType> {
   static constexpr std::string_view names[] = {"fp32", "tf32", "bf16", "fp16", "fp8"};
@@ -57,6 +59,9 @@ template <> struct EnumInfo<Optimizer> {
 };
 template <> struct EnumInfo<CollectiveAlgorithm> {
   static constexpr std::string_view names[] = {"auto", "ring", "direct", "halving_doubling", "double_binary_tree"};
+};
+template <> struct EnumInfo<CudaGraphs> {
+  static constexpr std::string_view names[] = {"none", "decode", "all"};
 };
 template <> struct EnumInfo<FaultMode> {
   static constexpr std::string_view names[] = {"derate", "remove"};

@@ -18,7 +18,7 @@ const KindSchema *schemaFor(std::string_view kind);
 const KindSchema &dimSchema();
 const KindSchema &linkFaultSchema();
 const KindSchema &randomFaultSchema();
-/// "gpu, model, topology, faults, experiment, sweep"
+/// "gpu, stack, model, topology, faults, experiment, sweep"
 std::string_view declKindList();
 
 /// The rows of one typed struct, in member order.
@@ -29,6 +29,13 @@ template <> struct SpecFields<GpuSpec> {
   static constexpr auto members = std::tuple{
 #define RAPID_FIELD(member, path, type, deflt, bound, doc) &GpuSpec::member,
 #include "rapid/Spec/GpuFields.def"
+  };
+};
+template <> struct SpecFields<StackSpec> {
+  static std::span<const FieldSpec> rows();
+  static constexpr auto members = std::tuple{
+#define RAPID_FIELD(member, path, type, deflt, bound, doc) &StackSpec::member,
+#include "rapid/Spec/StackFields.def"
   };
 };
 template <> struct SpecFields<ModelSpec> {

@@ -25,6 +25,12 @@ struct GpuSpec {
   FlopsPerSecond peak(DType t) const;
 };
 
+struct StackSpec {
+  std::string name; ///< "" for the defaults of an experiment that names none
+#define RAPID_FIELD(member, path, type, deflt, bound, doc) type member{};
+#include "rapid/Spec/StackFields.def"
+};
+
 struct ModelSpec {
   std::string name;
 #define RAPID_FIELD(member, path, type, deflt, bound, doc) type member{};
