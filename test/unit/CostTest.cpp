@@ -117,6 +117,26 @@ TEST(Gemm, NeverFasterThanPeak) {
   EXPECT_EQ(c.bound, Bound::Compute);
 }
 
+TEST(Gemm, SkinnyGemmsSplitKAndStreamTheWeight) {
+  // Decode's 1 x 4096 x 4096: 32 tiles of 128 columns leave most SMs idle,
+  // so the search splits K and the weight streams at the HBM rate.
+  GpuSpec g = testGpu();
+  GemmShape decode{1, 4096, 4096, 1, DType::BF16};
+  GemmCost c = gemmCost(g, decode);
+  EXPECT_GT(c.tile.splits, 1);
+  EXPECT_EQ(c.bound, Bound::Hbm);
+  double weight = 4096.0 * 4096 * 2 / 2039e9;
+  EXPECT_LT(c.time.value(), 1.1 * weight);
+  // Without splitting, the same tiles are slower.
+  CtaTile whole = c.tile;
+  whole.splits = 1;
+  EXPECT_GT(gemmCostWithTile(g, decode, whole).time.value(), c.time.value());
+  // A shape with many tiles both ways fills the GPU without splitting.
+  EXPECT_EQ(gemmCost(g, GemmShape{4096, 4096, 4096, 1, DType::BF16}).tile.splits, 1);
+  // Unaligned operands (N = 1) have no multistage kernel to split.
+  EXPECT_EQ(gemmCost(g, GemmShape{1024, 4096, 1, 1, DType::BF16}).tile.splits, 1);
+}
+
 TEST(Attention, CausalBlocksCountTheLowerTriangle) {
   EXPECT_EQ(causalActiveBlocks(4096, 128, 128), 32 * 33 / 2);
   // Query blocks twice as tall as key blocks see two more key blocks each.

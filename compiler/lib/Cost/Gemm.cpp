@@ -41,6 +41,12 @@ struct Candidate {
   int64_t tiles = 0;
 };
 
+/// k-steps of one CTA: its share of K (split-K) in slices of tile.k.
+int64_t kSteps(const GemmShape &s, const CtaTile &tile) { return ceilDiv(ceilDiv(s.k, tile.splits), tile.k); }
+
+/// Bytes of one FP32 partial C tile (split-K).
+double partialBytes(const CtaTile &tile) { return double(tile.m * tile.n) * 4; }
+
 /// Time of one round of `active` co-resident CTAs on one SM.
 Seconds roundTime(const Candidate &c, int64_t active) {
   Seconds step(2.0 * double(c.tile.m * c.tile.n * c.tile.k) / c.p.smRate);
@@ -60,21 +66,23 @@ Seconds roundTime(const Candidate &c, int64_t active) {
     Seconds lsu(2 * elems / detail::kWarpSize / c.g.clock.value());
     perStep = lat + std::max({step, lsu, slice}) * double(active);
   }
-  int64_t kSteps = ceilDiv(c.s.k, c.tile.k);
+  int64_t steps = kSteps(c.s, c.tile);
   // Pipeline fill and drain overlap no math: the prologue loads stages-1
   // slices (the first arrives one latency after the CTA starts), and the C
   // tiles leave through the SM's L2 port after the last step and drain one
   // latency later.
-  int64_t fillSlices = std::min(c.occ.stages - 1, kSteps);
+  int64_t fillSlices = std::min(c.occ.stages - 1, steps);
   Seconds fill = slice * double(fillSlices * active);
   Seconds epilogue = Bytes(double(c.tile.m * c.tile.n) * c.p.d * double(active)) / c.p.port;
-  return perStep * double(kSteps) + fill + epilogue + lat * 2.0;
+  if (c.tile.splits > 1) // each CTA writes its FP32 partial; the last of a tile waits, reads the others' and adds
+    epilogue = Bytes(partialBytes(c.tile) * double(active + c.tile.splits - 1)) / c.p.port + lat;
+  return perStep * double(steps) + fill + epilogue + lat * 2.0;
 }
 
 /// The busiest SM's math alone, padding included (a tile computes its whole
 /// block, as the kernels do).
 Seconds mathTime(const Problem &p, const CtaTile &tile, const WaveSchedule &w) {
-  double kPad = double(ceilDiv(p.s.k, tile.k) * tile.k);
+  double kPad = double(kSteps(p.s, tile) * tile.k);
   return Seconds(2.0 * double(tile.m * tile.n) * kPad * double(w.perSm) / p.smRate);
 }
 
@@ -111,12 +119,15 @@ Traffic traffic(const Candidate &c) {
   const GemmShape &s = c.s;
   double d = bytesOf(s.dtype);
   int64_t gm = ceilDiv(s.m, c.tile.m), gn = ceilDiv(s.n, c.tile.n);
-  double kPad = double(ceilDiv(s.k, c.tile.k) * c.tile.k);
+  double kPad = double(kSteps(s, c.tile) * c.tile.k);
   auto [wm, wn] = detail::warpGrid(c.tile);
   Traffic t;
   double cBytes = double(s.m * s.n) * d * double(s.batch);
+  // Split-K partials are written and read back once each, through L2 (the
+  // search keeps them small enough to stay there).
+  double partials = c.tile.splits > 1 ? 2.0 * partialBytes(c.tile) * double(c.tiles) : 0;
   // L2: A re-streamed once per column of tiles, B once per row; C written.
-  t.l2 = Bytes(double(gn * s.m * s.k + gm * s.k * s.n) * d * double(s.batch) + cBytes);
+  t.l2 = Bytes(double(gn * s.m * s.k + gm * s.k * s.n) * d * double(s.batch) + cBytes + partials);
   // Shared memory: every slice written once, A read once per warp column
   // and B once per warp row.
   double perCta = kPad * double(c.tile.m * (1 + wn) + c.tile.n * (1 + wm)) * d;
@@ -159,6 +170,7 @@ bool better(const GemmCost &a, const GemmCost &b) {
   if (a.tile.m * a.tile.n != b.tile.m * b.tile.n) return a.tile.m * a.tile.n > b.tile.m * b.tile.n;
   if (a.tile.m != b.tile.m) return a.tile.m > b.tile.m;
   if (a.tile.k != b.tile.k) return a.tile.k < b.tile.k;
+  if (a.tile.splits != b.tile.splits) return a.tile.splits < b.tile.splits;
   return a.tile.stages < b.tile.stages;
 }
 
@@ -170,7 +182,7 @@ GemmCost searchStages(const Problem &p, CtaTile tile, Seconds cutoff) {
   tile.warps = detail::warpsFor(tile.m, tile.n);
   GemmCost best;
   bool found = false;
-  int64_t tiles = ceilDiv(s.m, tile.m) * ceilDiv(s.n, tile.n) * s.batch;
+  int64_t tiles = ceilDiv(s.m, tile.m) * ceilDiv(s.n, tile.n) * s.batch * tile.splits;
   // Deeper pipelines hide more latency but cost shared memory, which can
   // cost occupancy. For each occupancy the deepest pipeline that keeps it is
   // the best, so only those depths are evaluated.
@@ -209,6 +221,22 @@ GemmCost gemmCostWithTile(const GpuSpec &g, const GemmShape &s, CtaTile tile) {
   return searchStages(Problem(g, s), tile, Seconds(INFINITY));
 }
 
+/// Split-K factors worth trying for `tile`: only for skinny problems (one
+/// row or one column of tiles, as decode's GEMMs are) whose tiles alone
+/// leave SMs idle, with aligned operands, at least kMinSplitSteps k-steps per
+/// split, and FP32 partials that fit in half of L2 (CUTLASS's serial split-K;
+/// cuBLAS picks split-K kernels for such shapes).
+int64_t maxSplits(const Problem &p, const CtaTile &tile) {
+  const GemmShape &s = p.s;
+  int64_t gm = ceilDiv(s.m, tile.m), gn = ceilDiv(s.n, tile.n), tiles = gm * gn * s.batch;
+  if (!p.aligned || (gm > 1 && gn > 1) || tiles >= p.g.smCount) return 1;
+  int64_t splits = 1;
+  while (splits * 2 * tiles <= p.g.smCount * 2 && ceilDiv(s.k, splits * 2) >= detail::kMinSplitSteps * tile.k &&
+         2.0 * double(splits * 2) * partialBytes(tile) * double(tiles) <= p.g.l2Capacity.value() / 2)
+    splits *= 2;
+  return splits;
+}
+
 GemmCost gemmCost(const GpuSpec &g, const GemmShape &s) {
   static constexpr int64_t kMn[] = {64, 128, 256};
   static constexpr int64_t kK[] = {32, 64};
@@ -218,10 +246,14 @@ GemmCost gemmCost(const GpuSpec &g, const GemmShape &s) {
   for (int64_t tm : kMn)
     for (int64_t tn : kMn)
       for (int64_t tk : kK) {
-        GemmCost r = searchStages(p, CtaTile{tm, tn, tk, 0, 0}, found ? best.time : Seconds(INFINITY));
-        if (r.ctasPerSm > 0 && (!found || better(r, best))) {
-          best = r;
-          found = true;
+        CtaTile tile{tm, tn, tk, 0, 0};
+        for (int64_t splits = 1, most = maxSplits(p, tile); splits <= most; splits *= 2) {
+          tile.splits = splits;
+          GemmCost r = searchStages(p, tile, found ? best.time : Seconds(INFINITY));
+          if (r.ctasPerSm > 0 && (!found || better(r, best))) {
+            best = r;
+            found = true;
+          }
         }
       }
   return best;

@@ -14,6 +14,7 @@ constexpr double kMaxRegsPerThread = 255;    // CUDA ISA limit since Kepler
 constexpr double kOverheadRegsPerThread = 40; // fragments + addresses, §2.2
 constexpr double kVectorBytes = 16;          // widest global load / cp.async
 constexpr int64_t kMinStages = 2, kMaxStages = 6; // double buffering .. CUTLASS's deepest
+constexpr int64_t kMinSplitSteps = 4;        // k-steps per split-K share: enough to fill a pipeline
 
 int64_t warpsFor(int64_t tileM, int64_t tileN);
 /// Warps along M and along N.

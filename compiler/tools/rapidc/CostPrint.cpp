@@ -80,6 +80,7 @@ void printGemm(const std::string &q, const GpuSpec &g, const GemmCost &c, bool j
         j.attribute("k", c.tile.k);
         j.attribute("stages", c.tile.stages);
         j.attribute("warps", c.tile.warps);
+        j.attribute("splits", c.tile.splits);
       });
       j.attribute("ctas_per_sm", c.ctasPerSm);
       j.attribute("tiles", c.tiles);
@@ -92,8 +93,9 @@ void printGemm(const std::string &q, const GpuSpec &g, const GemmCost &c, bool j
     return;
   }
   printCommonText(q, g, c, os);
-  os << fmt::format("tile      {}x{}x{} (MxNxK), {} stages, {} warps\n", c.tile.m, c.tile.n, c.tile.k,
-                    c.tile.stages, c.tile.warps);
+  os << fmt::format("tile      {}x{}x{} (MxNxK), {} stages, {} warps{}\n", c.tile.m, c.tile.n, c.tile.k,
+                    c.tile.stages, c.tile.warps,
+                    c.tile.splits > 1 ? fmt::format(", split-K {} (CTAs per C tile)", c.tile.splits) : "");
   os << fmt::format("ctas/sm   {}\ntiles     {}\n", c.ctasPerSm, c.tiles);
   os << fmt::format("waves     {:.2f} (ceil {}; the busiest SM runs {} CTAs in {} rounds, {} in the last)\n",
                     w.waves, w.fullWaves, w.perSm, w.rounds, w.lastRoundCtas);

@@ -22,6 +22,9 @@ struct CtaTile {
   int64_t m = 0, n = 0, k = 0;
   int64_t stages = 0; ///< shared-memory pipeline depth (k-slices in flight)
   int64_t warps = 0;
+  /// Split-K: CTAs that share one C tile, each over K / splits; the last to
+  /// finish adds the others' FP32 partial tiles (serial split-K, one kernel).
+  int64_t splits = 1;
 };
 
 /// How many CTAs of a tile fit on one SM, and what stopped more.
