@@ -47,12 +47,24 @@ int64_t kSteps(const GemmShape &s, const CtaTile &tile) { return ceilDiv(ceilDiv
 /// Bytes of one FP32 partial C tile (split-K).
 double partialBytes(const CtaTile &tile) { return double(tile.m * tile.n) * 4; }
 
+/// Rows of A and columns of B one CTA pulls through its L2 port per k-step.
+/// With shared-memory operands (Hopper's TMA), CTAs run in clusters of two
+/// along the longer side of the tile and multicast the panel they share, so
+/// each pulls half of it: CUTLASS's SM90 kernels use 2x1 clusters.
+double slicePanels(const GpuSpec &g, const GemmShape &s, const CtaTile &tile) {
+  double panels = double(tile.m + tile.n);
+  if (g.tensorCoreOperands != TensorCoreOperands::Shared) return panels;
+  bool alongM = tile.m >= tile.n; // the pair shares B when stacked along M
+  int64_t pairs = alongM ? ceilDiv(s.m, tile.m) : ceilDiv(s.n, tile.n);
+  return pairs >= 2 ? panels - double(alongM ? tile.n : tile.m) / 2 : panels;
+}
+
 /// Time of one round of `active` co-resident CTAs on one SM.
 Seconds roundTime(const Candidate &c, int64_t active) {
   Seconds step(2.0 * double(c.tile.m * c.tile.n * c.tile.k) / c.p.smRate);
   // The SM's share of L2 bandwidth feeds its CTAs' k-slices and takes their
   // C tiles; it bounds a step when the math per byte is low.
-  Seconds slice = Bytes(double((c.tile.m + c.tile.n) * c.tile.k) * c.p.d) / c.p.port;
+  Seconds slice = Bytes(slicePanels(c.g, c.s, c.tile) * double(c.tile.k) * c.p.d) / c.p.port;
   Seconds lat = c.g.hbmLatency;
   Seconds perStep;
   if (c.p.aligned) {
@@ -126,11 +138,21 @@ Traffic traffic(const Candidate &c) {
   // Split-K partials are written and read back once each, through L2 (the
   // search keeps them small enough to stay there).
   double partials = c.tile.splits > 1 ? 2.0 * partialBytes(c.tile) * double(c.tiles) : 0;
-  // L2: A re-streamed once per column of tiles, B once per row; C written.
-  t.l2 = Bytes(double(gn * s.m * s.k + gm * s.k * s.n) * d * double(s.batch) + cBytes + partials);
-  // Shared memory: every slice written once, A read once per warp column
-  // and B once per warp row.
+  // L2: A re-streamed once per column of tiles, B once per row (a multicast
+  // panel once per cluster of two, slicePanels); C written.
+  double a = double(gn * s.m * s.k), b = double(gm * s.k * s.n);
+  double perStep = double(c.tile.m + c.tile.n), shared = perStep - slicePanels(c.g, s, c.tile);
+  if (shared > 0) (c.tile.m >= c.tile.n ? b : a) *= 0.5;
+  t.l2 = Bytes((a + b) * d * double(s.batch) + cBytes + partials);
+  // Shared memory: every slice written once; with register operands
+  // (mma.sync) A is read once per warp column and B once per warp row; with
+  // shared-memory operands (wgmma) each warpgroup of four warps, stacked
+  // along M, reads its rows of A and the whole B slice once.
   double perCta = kPad * double(c.tile.m * (1 + wn) + c.tile.n * (1 + wm)) * d;
+  if (c.g.tensorCoreOperands == TensorCoreOperands::Shared) {
+    int64_t groups = std::max<int64_t>(1, c.tile.warps / detail::kWarpsPerGroup);
+    perCta = kPad * double(c.tile.m * 2 + c.tile.n * (1 + groups)) * d;
+  }
   t.smem = Bytes(perCta * double(c.tiles));
   t.hbm = hbmReads(c) + Bytes(cBytes);
   return t;

@@ -9,6 +9,7 @@
 namespace rapid::cost::detail {
 
 constexpr int64_t kWarpSize = 32;            // threads per warp, every CUDA GPU
+constexpr int64_t kWarpsPerGroup = 4;        // a wgmma warpgroup: four consecutive warps (PTX ISA)
 constexpr double kRegisterBytes = 4;         // one 32-bit register
 constexpr double kMaxRegsPerThread = 255;    // CUDA ISA limit since Kepler
 constexpr double kOverheadRegsPerThread = 40; // fragments + addresses, §2.2

@@ -27,6 +27,10 @@ enum class Optimizer : uint8_t { Adam, Sgd };
 /// How a collective runs inside one network dimension. Auto is the
 /// runtime's choice (the ring today).
 enum class CollectiveAlgorithm : uint8_t { Auto, Ring, Direct, HalvingDoubling, DoubleBinaryTree };
+/// Where the tensor cores read their operands: registers each warp loads
+/// from shared memory (mma.sync: Volta to Ada, CDNA's MFMA), or shared
+/// memory read once per warpgroup (wgmma on Hopper, tcgen05 on Blackwell).
+enum class TensorCoreOperands : uint8_t { Registers, Shared };
 /// Which kernels a stack replays from captured CUDA graphs.
 enum class CudaGraphs : uint8_t { None, Decode, All };
 /// Soft faults derate links; hard ones remove them.
@@ -59,6 +63,9 @@ template <> struct EnumInfo<Optimizer> {
 };
 template <> struct EnumInfo<CollectiveAlgorithm> {
   static constexpr std::string_view names[] = {"auto", "ring", "direct", "halving_doubling", "double_binary_tree"};
+};
+template <> struct EnumInfo<TensorCoreOperands> {
+  static constexpr std::string_view names[] = {"registers", "shared"};
 };
 template <> struct EnumInfo<CudaGraphs> {
   static constexpr std::string_view names[] = {"none", "decode", "all"};
