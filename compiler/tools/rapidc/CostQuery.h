@@ -39,6 +39,10 @@ int runCostQuery(const CostOptions &o, DiagnosticEngine &diags);
 /// `rapidc --cost-csv FILE --hardware NAME`: predicts every row of a
 /// measured-GEMM table and prints the errors (exit 1 past a bound).
 int runCostValidation(const CostOptions &o, DiagnosticEngine &diags);
+/// `rapidc --calibrate FILE --hardware NAME`: fits the GPU's calibration
+/// fields to measured kernels, prints the errors before and after and the
+/// fitted declaration (also to PREFIX.rapid when `outputPrefix` is set).
+int runCalibration(const CostOptions &o, const std::string &outputPrefix, DiagnosticEngine &diags);
 
 namespace costquery {
 

@@ -76,6 +76,10 @@ cl::opt<std::string> costQuery("cost", cl::desc("cost one kernel: 'gemm 4096x409
                               cl::value_desc("QUERY"), cl::cat(category));
 cl::opt<std::string> costCsv("cost-csv", cl::desc("predict every GEMM of a measured CSV and print the errors"),
                              cl::value_desc("FILE"), cl::cat(category));
+cl::opt<std::string> calibrateCsv("calibrate",
+                                  cl::desc("fit --hardware's calibration fields to measured kernels (a CSV from "
+                                           "tools/calibrate) and print the errors before and after"),
+                                  cl::value_desc("FILE"), cl::cat(category));
 cl::opt<std::string> hardware("hardware", cl::desc("the gpu declaration --cost and --cost-csv use"),
                               cl::value_desc("NAME"), cl::cat(category));
 cl::opt<std::string> stack("stack", cl::desc("the stack declaration whose launch cost --cost and --cost-csv add "
@@ -209,6 +213,10 @@ int rapidc(int argc, char **argv) {
   if (printFieldTables) {
     llvm::outs() << fieldTablesMarkdown();
     return 0;
+  }
+  if (calibrateCsv.getNumOccurrences()) {
+    CostOptions co{"", calibrateCsv, hardware, stack, {inputFiles.begin(), inputFiles.end()}, false, "", "", opts};
+    return runCalibration(co, outputPrefix, diags);
   }
   if (costQuery.getNumOccurrences() || costCsv.getNumOccurrences()) {
     CostOptions co{costQuery, costCsv, hardware, stack, {inputFiles.begin(), inputFiles.end()}, format == Format::Json,
