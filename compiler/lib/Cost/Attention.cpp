@@ -12,6 +12,7 @@
 #include "GemmDetail.h"
 
 #include <algorithm>
+#include <fmt/format.h>
 
 namespace rapid::cost {
 namespace {
@@ -83,8 +84,12 @@ Seconds flashTimeline(const GpuSpec &g, const AttentionShape &s, const FlashWork
   double gemms = pass == Pass::Forward ? kFwdGemms : kBwdGemms;
   double vector = pass == Pass::Forward ? kFwdVectorFlops : kBwdVectorFlops;
   // FlashAttention-2 issues a block's softmax between its matrix products:
-  // the two do not overlap within a CTA, so their times add.
-  Seconds perBlock(gemms * 2 * scores * double(s.headDim) / tensorPerSm + vector * scores / vectorPerSm);
+  // the two do not overlap within a CTA, so their times add. FlashAttention-3
+  // runs two warpgroups in ping-pong (one's softmax under the other's
+  // wgmma) and overlaps softmax with the next block's products inside a
+  // warpgroup [FA3 §3.1-3.2]: the slower of the two sets the pace.
+  Seconds matrix(gemms * 2 * scores * double(s.headDim) / tensorPerSm), softmax(vector * scores / vectorPerSm);
+  Seconds perBlock = s.kernel == AttentionKernel::Flash3 ? std::max(matrix, softmax) : matrix + softmax;
   double ctas = double(s.batch * s.heads * ceilDiv(s.seq, w.b.q));
   double blocksAll = double(w.active) * double(s.batch * s.heads);
   double perSm = std::ceil(ctas / sms) * (blocksAll / ctas);
@@ -99,7 +104,10 @@ Traffic flashTraffic(const GpuSpec &g, const AttentionShape &s, const FlashWork 
   double visits = double(w.active) * bh;
   double kvTile = double(w.b.kv) * dh * d, qTile = double(w.b.q) * dh * d;
   Traffic t;
+  // Operand tiles are read from shared memory once per warp (mma.sync,
+  // FlashAttention-2) or once per warpgroup of four (wgmma, FlashAttention-3).
   int64_t warps = std::max<int64_t>(1, w.b.q / kRowsPerWarp);
+  if (s.kernel == AttentionKernel::Flash3) warps = std::max<int64_t>(1, warps / detail::kWarpsPerGroup);
   if (pass == Pass::Forward) {
     t.hbm = Bytes(2 * qBytes + 2 * kvBytes + lse);
     t.l2 = Bytes(visits * 2 * kvTile + 2 * qBytes + lse);
@@ -135,8 +143,24 @@ int64_t causalActiveBlocks(int64_t seq, int64_t blockQ, int64_t blockKv) {
   return n;
 }
 
+bool flash3Runs(const GpuSpec &g) { return g.tensorCoreOperands == TensorCoreOperands::Shared; }
+
+std::string flashAttentionProblem(const GpuSpec &g, int64_t headDim, DType t, AttentionKernel kernel) {
+  if (kernel == AttentionKernel::Flash3 && !flash3Runs(g))
+    return fmt::format("FlashAttention-3 (attention = flash3) runs on wgmma, but gpu '{}' has tensor_core.operands = "
+                       "registers (Hopper and Blackwell have shared)",
+                       g.name);
+  AttentionShape s{1, 128, 1, 1, headDim, false, t, kernel};
+  for (Pass pass : {Pass::Forward, Pass::Backward})
+    if (chooseBlocks(g, s, pass).q == 0)
+      return fmt::format("FlashAttention cannot hold a head of head_dim {} on gpu '{}': no query and key block fits "
+                         "its registers and shared memory ({} pass); turn flash_attention off",
+                         headDim, g.name, pass == Pass::Forward ? "forward" : "backward");
+  return "";
+}
+
 AttentionCost flashAttention(const GpuSpec &g, const AttentionShape &s, Pass pass) {
-  if (chooseBlocks(g, s, pass).q == 0)
+  if (chooseBlocks(g, s, pass).q == 0 || (s.kernel == AttentionKernel::Flash3 && !flash3Runs(g)))
     return AttentionCost{};
   FlashWork w = flashWork(g, s, pass);
   Traffic bytes = flashTraffic(g, s, w, pass);

@@ -37,8 +37,9 @@ ir::Bound boundOf(cost::Bound b) {
 /// Attention of m query rows against n keys per head: the kernel model's
 /// square case (n x n) scaled to m of its rows, which is exact when m = n
 /// and is context parallelism's share otherwise.
-cost::KernelCost attention(const GpuSpec &gpu, const Op &op) {
+cost::KernelCost attention(const GpuSpec &gpu, const StackSpec &stack, const Op &op) {
   cost::AttentionShape s;
+  s.kernel = stack.attention;
   s.batch = 1;
   s.seq = op.shape.n;
   s.heads = s.kvHeads = op.shape.batch;
@@ -55,12 +56,12 @@ cost::KernelCost attention(const GpuSpec &gpu, const Op &op) {
   return c;
 }
 
-cost::KernelCost costOf(const GpuSpec &gpu, const Op &op) {
+cost::KernelCost costOf(const GpuSpec &gpu, const StackSpec &stack, const Op &op) {
   switch (op.kind) {
   case OpKind::Gemm:
     return cost::gemmCost(gpu, {op.shape.m, op.shape.k, op.shape.n, op.shape.batch, op.dtype});
   case OpKind::FlashAttention:
-    return attention(gpu, op);
+    return attention(gpu, stack, op);
   default: // bandwidth and vector math from the op's own bytes and FLOPs
     return cost::pointwiseCost(gpu, {Bytes(op.bytes), Flops(op.flops), 1});
   }
@@ -89,7 +90,7 @@ void costPass(ir::Program &prog, const ExperimentPoint &point) {
       Key key{op.kind, op.shape.m, op.shape.n, op.shape.k, op.shape.batch, op.dtype,
               op.causal, op.phase == ir::Phase::Backward, op.bytes, op.flops};
       auto it = memo.find(key);
-      if (it == memo.end()) it = memo.emplace(key, costOf(gpu, op)).first;
+      if (it == memo.end()) it = memo.emplace(key, costOf(gpu, point.stack, op)).first;
       cost::KernelCost c = cost::launched(it->second, launchCost(point.stack, op, point.isTraining()));
       op.time = c.time;
       op.bound = boundOf(c.bound);

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
+#include "rapid/Cost/Attention.h"
+
 #include "llvm/ADT/StringExtras.h"
 
 namespace rapid::sema {
@@ -55,6 +57,7 @@ struct Checker {
     gpus();
     model();
     p.training ? training(*p.training) : inference(*p.inference);
+    attention();
     mapping();
     faults();
   }
@@ -196,6 +199,16 @@ struct Checker {
     for (const char *d : {"tp", "cp", "pp", "dp"})
       if (degree(d) > 1 && !usedDegrees.count(d))
         fail("parallel", "{} = {} is not mapped onto any dimension", d, degree(d));
+  }
+
+  /// The fused attention kernel must be able to run the model's heads.
+  void attention() {
+    bool flash = p.training ? p.training->flashAttention : p.inference->flashAttention;
+    if (!flash) return;
+    std::string problem = cost::flashAttentionProblem(p.gpu, m.headDim, p.precision(), p.stack.attention);
+    if (!problem.empty())
+      problems.push_back({problem, at(exp.fields.count("stack") ? "stack" : p.training ? "training.flash_attention"
+                                                                                         : "inference.flash_attention")});
   }
 
   void faults() {

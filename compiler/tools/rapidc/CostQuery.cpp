@@ -232,11 +232,15 @@ int runCostQuery(const CostOptions &o, DiagnosticEngine &diags) {
     }
     printGemm(o.query, *g, c, o.json, os);
   } else if (auto *aq = std::get_if<AttentionQuery>(&*q)) {
+    aq->shape.kernel = stack->attention; // `flash` is the stack's fused kernel
     AttentionCost c = aq->flash ? flashAttention(*g, aq->shape, aq->pass) : naiveAttention(*g, aq->shape, aq->pass);
     static_cast<KernelCost &>(c) = launched(c, launch);
     if (aq->flash && c.blockQ == 0) {
-      diags.report(DiagID::NoKernelFits, {}, "FlashAttention", g->name,
-                   fmt::format("head_dim={} does not fit on chip; try 'naive'", aq->shape.headDim));
+      if (aq->shape.kernel == AttentionKernel::Flash3 && !flash3Runs(*g))
+        diags.report(DiagID::BadOption, {}, flashAttentionProblem(*g, aq->shape.headDim, aq->shape.dtype, aq->shape.kernel));
+      else
+        diags.report(DiagID::NoKernelFits, {}, "FlashAttention", g->name,
+                     fmt::format("head_dim={} does not fit on chip; try 'naive'", aq->shape.headDim));
       return 1;
     }
     printAttention(o.query, *g, *aq, c, o.json, os);

@@ -10,6 +10,8 @@
 
 #include "rapid/Cost/Gemm.h"
 
+#include <string>
+
 namespace rapid::cost {
 
 enum class Pass { Forward, Backward };
@@ -18,6 +20,7 @@ struct AttentionShape {
   int64_t batch = 1, seq = 0, heads = 0, kvHeads = 0, headDim = 0;
   bool causal = false;
   DType dtype = DType::BF16;
+  AttentionKernel kernel = AttentionKernel::Flash2; ///< which fused kernel (FlashAttention only)
 };
 
 struct AttentionCost : KernelCost {
@@ -37,8 +40,14 @@ struct AttentionCost : KernelCost {
 int64_t causalActiveBlocks(int64_t seq, int64_t blockQ, int64_t blockKv);
 
 /// blockQ == 0 in the result: no block of the head fits on chip (the caller
-/// falls back to naive attention or reports it).
+/// falls back to naive attention or reports it). Flash3 needs a GPU whose
+/// tensor cores read shared memory (`flash3Runs`).
 AttentionCost flashAttention(const GpuSpec &g, const AttentionShape &s, Pass pass);
+bool flash3Runs(const GpuSpec &g);
+/// Why `kernel` cannot run heads of `headDim` in `t` on `g` (no block fits
+/// its registers and shared memory forward or backward; FlashAttention-3
+/// without wgmma), or "" when it can.
+std::string flashAttentionProblem(const GpuSpec &g, int64_t headDim, DType t, AttentionKernel kernel);
 AttentionCost naiveAttention(const GpuSpec &g, const AttentionShape &s, Pass pass);
 
 } // namespace rapid::cost

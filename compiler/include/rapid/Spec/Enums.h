@@ -31,6 +31,11 @@ enum class CollectiveAlgorithm : uint8_t { Auto, Ring, Direct, HalvingDoubling, 
 /// from shared memory (mma.sync: Volta to Ada, CDNA's MFMA), or shared
 /// memory read once per warpgroup (wgmma on Hopper, tcgen05 on Blackwell).
 enum class TensorCoreOperands : uint8_t { Registers, Shared };
+/// The fused attention kernel a stack runs: FlashAttention-2 (mma.sync from
+/// registers, a block's softmax between its matrix products) or
+/// FlashAttention-3 / cuDNN's Hopper kernel (wgmma from shared memory, the
+/// softmax of one warpgroup overlapping the matrix products of another).
+enum class AttentionKernel : uint8_t { Flash2, Flash3 };
 /// Which kernels a stack replays from captured CUDA graphs.
 enum class CudaGraphs : uint8_t { None, Decode, All };
 /// Soft faults derate links; hard ones remove them.
@@ -66,6 +71,9 @@ template <> struct EnumInfo<CollectiveAlgorithm> {
 };
 template <> struct EnumInfo<TensorCoreOperands> {
   static constexpr std::string_view names[] = {"registers", "shared"};
+};
+template <> struct EnumInfo<AttentionKernel> {
+  static constexpr std::string_view names[] = {"flash2", "flash3"};
 };
 template <> struct EnumInfo<CudaGraphs> {
   static constexpr std::string_view names[] = {"none", "decode", "all"};
