@@ -61,6 +61,7 @@ void memoryFacts(const Shard &sh, ir::Program &prog) {
   ir::MemoryFacts &mf = prog.memory;
   mf.training = sh.training;
   mf.paramBytes = sh.d;
+  mf.gradBytes = sh.gradBytes;
   mf.masterBytes = sh.dtype == DType::FP32 ? 0 : 4;
   mf.optimizerBytes = sh.optimizer == Optimizer::Sgd ? 4 : 8; // momentum, or Adam's two moments (FP32)
   mf.zero = sh.zero;

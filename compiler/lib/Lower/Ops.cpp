@@ -101,6 +101,7 @@ Shard makeShard(const ir::Layout &layout, const ExperimentPoint &p) {
     sh.optimizer = t->optimizer;
     sh.zero = t->fsdp ? 3 : t->zero;
     sh.gradBucket = t->gradBucket.value();
+    sh.gradBytes = bytesOf(p.stack.gradPrecision);
   } else {
     const InferenceSpec &i = *p.inference;
     sh.flash = i.flashAttention;

@@ -1,8 +1,9 @@
 //===- MemoryPass.cpp - Per-rank memory over the schedule -----------------===//
 //
 // Static bytes per parameter (mixed precision, Megatron-LM's layout): the
-// 16-bit weights, FP32 gradients (main_grad), FP32 master weights and two
-// FP32 Adam moments, i.e. 2 + 4 + 4 + 8 = 18 B; ZeRO-1 shards master and
+// 16-bit weights, the gradients in the stack's grad_precision (FP32
+// main_grad by default), FP32 master weights and two FP32 Adam moments,
+// i.e. 2 + 4 + 4 + 8 = 18 B; ZeRO-1 shards master and
 // moments over DP, ZeRO-2 also gradients, ZeRO-3/FSDP also weights (plus one
 // gathered layer). Activations are allocated when a layer's forward starts
 // and freed when its backward ends, in the order the schedule runs them.

@@ -42,7 +42,7 @@ struct Shard {
   bool training = true;
   int64_t zero = 0;
   double gradBucket = 0;
-  double gradBytes = 4;        ///< gradients are reduced in FP32 (Megatron's main_grad)
+  double gradBytes = 4;        ///< bytes of a gradient, kept and reduced (stack.grad_precision)
 
   int64_t layerBegin(int64_t chunk, int64_t stage) const { return layout.layerBegin(chunk, stage); }
   int64_t layerEnd(int64_t chunk, int64_t stage) const { return layout.layerEnd(chunk, stage); }
