@@ -7,6 +7,7 @@
 #include "SemaImpl.h"
 
 #include "rapid/Cost/Attention.h"
+#include "rapid/Network/TopologyKinds.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -58,6 +59,7 @@ struct Checker {
     model();
     p.training ? training(*p.training) : inference(*p.inference);
     attention();
+    links();
     mapping();
     faults();
   }
@@ -199,6 +201,15 @@ struct Checker {
     for (const char *d : {"tp", "cp", "pp", "dp"})
       if (degree(d) > 1 && !usedDegrees.count(d))
         fail("parallel", "{} = {} is not mapped onto any dimension", d, degree(d));
+  }
+
+  /// The network must be small enough to build: the runtime's own limit.
+  void links() {
+    double ranks = double(p.network.gpus), links = 0;
+    for (const DimensionSpec &d : p.network.dims) links += net::estimatedLinks(d.kind, double(d.size), ranks);
+    if (links > net::kMaxLinks)
+      fail("network", "network '{}' has about {} links (a FullyConnected dimension of n has n^2); at most {} are built",
+           p.network.name, formatNumber(links), formatNumber(net::kMaxLinks));
   }
 
   /// The fused attention kernel must be able to run the model's heads.

@@ -73,14 +73,9 @@ static llvm::Error checkDim(const std::string &path, int index, const DimSpec &d
 /// What a whole network may hold: ranks numbered in an int, and few enough
 /// links to build (a FullyConnected dimension has n^2 of them).
 static llvm::Error checkSize(const std::string &path, const NetworkSpec &spec) {
-  constexpr double kMaxLinks = 1 << 26;
   double ranks = 1, links = 0;
   for (const DimSpec &d : spec.dims) ranks *= double(d.size());
-  for (const DimSpec &d : spec.dims) {
-    double k = d.size(), lines = ranks / k;
-    double perLine = d.kind == DimKind::FullyConnected ? k * k : d.kind == DimKind::HyperCube ? k * std::log2(k) : 4 * k;
-    links += lines * perLine;
-  }
+  for (const DimSpec &d : spec.dims) links += estimatedLinks(d.kind, d.size(), ranks);
   if (ranks > kMaxRanks)
     return configError(path, fmt::format("{} ranks; at most {} are simulated", ranks, kMaxRanks));
   if (links > kMaxLinks)

@@ -243,6 +243,13 @@ llvm::ArrayRef<TopologyKind> topologyKinds() { return kKinds; }
 
 const TopologyKind &topologyKind(DimKind kind) { return kKinds[size_t(kind)]; }
 
+double estimatedLinks(DimKind kind, double size, double ranks) {
+  double lines = ranks / size;
+  double perLine = kind == DimKind::FullyConnected ? size * size : kind == DimKind::HyperCube ? size * std::log2(size)
+                                                                                              : 4 * size;
+  return lines * perLine;
+}
+
 const TopologyKind *findTopologyKind(llvm::StringRef name) {
   for (const TopologyKind &k : kKinds)
     if (name == k.name)

@@ -61,6 +61,15 @@ const TopologyKind *findTopologyKind(llvm::StringRef name);
 /// "Ring, FullyConnected, ..., FatTree", for messages.
 std::string topologyKindList();
 
+/// Links (one direction each) that a dimension of `kind` and `size` ranks
+/// builds in a network of `ranks`: what the readers' and the compiler's
+/// limit counts (a FullyConnected dimension of n has n^2 per line).
+double estimatedLinks(DimKind kind, double size, double ranks);
+/// At most this many are built: 2^24 links take about 1.3 GB and 7 s to
+/// build (FullyConnected(4096), measured), while 2^20 ranks with four ring
+/// or switch dimensions stay under it.
+constexpr double kMaxLinks = double(1 << 24);
+
 const char *dimKindName(DimKind kind);
 /// Parses "Ring", "torus2d", ... ignoring case, as Astra-Sim's files are
 /// written; false if unknown.
