@@ -51,6 +51,11 @@ KernelCost launched(KernelCost c, Seconds perKernel) {
   return c;
 }
 
+Seconds launchCost(const StackSpec &stack, bool decodeStep) {
+  bool graphed = stack.cudaGraphs == CudaGraphs::All || (stack.cudaGraphs == CudaGraphs::Decode && decodeStep);
+  return graphed ? Seconds(0) : stack.launchOverhead;
+}
+
 KernelCost sequence(const KernelCost &a, const KernelCost &b) {
   KernelCost c;
   c.time = a.time + b.time;

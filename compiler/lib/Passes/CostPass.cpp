@@ -67,13 +67,8 @@ cost::KernelCost costOf(const GpuSpec &gpu, const StackSpec &stack, const Op &op
   }
 }
 
-/// What launching `op`'s kernels costs the stack: nothing inside a CUDA
-/// graph (decode steps are units 1.. of an inference program).
-Seconds launchCost(const StackSpec &stack, const Op &op, bool training) {
-  bool decodeStep = !training && op.micro >= 1;
-  bool graphed = stack.cudaGraphs == CudaGraphs::All || (stack.cudaGraphs == CudaGraphs::Decode && decodeStep);
-  return graphed ? Seconds(0) : stack.launchOverhead;
-}
+/// Decode steps are units 1.. of an inference program (unit 0 is the prefill).
+bool inDecodeStep(const Op &op, bool training) { return !training && op.micro >= 1; }
 
 } // namespace
 
@@ -91,7 +86,7 @@ void costPass(ir::Program &prog, const ExperimentPoint &point) {
               op.causal, op.phase == ir::Phase::Backward, op.bytes, op.flops};
       auto it = memo.find(key);
       if (it == memo.end()) it = memo.emplace(key, costOf(gpu, point.stack, op)).first;
-      cost::KernelCost c = cost::launched(it->second, launchCost(point.stack, op, point.isTraining()));
+      cost::KernelCost c = cost::launched(it->second, cost::launchCost(point.stack, inDecodeStep(op, point.isTraining())));
       op.time = c.time;
       op.bound = boundOf(c.bound);
       const cost::Traffic &t = c.bytes;

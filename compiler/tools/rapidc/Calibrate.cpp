@@ -179,7 +179,7 @@ int runCalibration(const CostOptions &o, const std::string &outputPrefix, Diagno
   // cost: without --stack, none is added.
   std::optional<StackSpec> stack = costquery::resolveStack(o, diags);
   if (!stack) return 1;
-  Seconds launch = o.stack.empty() ? Seconds(0) : costquery::launchCost(*stack);
+  Seconds launch = o.stack.empty() ? Seconds(0) : cost::launchCost(*stack, /*decodeStep=*/false);
   GpuSpec fitted = *g;
   std::vector<std::string> notes;
   for (int round = 0; round < 2; ++round) {

@@ -207,8 +207,6 @@ std::optional<StackSpec> resolveStack(const CostOptions &o, DiagnosticEngine &di
   return rapid::resolveStack(o.stack, imports, o.sema, diags);
 }
 
-Seconds launchCost(const StackSpec &s) { return s.cudaGraphs == CudaGraphs::All ? Seconds(0) : s.launchOverhead; }
-
 } // namespace rapid::costquery
 
 namespace rapid {
@@ -221,7 +219,7 @@ int runCostQuery(const CostOptions &o, DiagnosticEngine &diags) {
   if (!g) return 1;
   std::optional<StackSpec> stack = resolveStack(o, diags);
   if (!stack) return 1;
-  Seconds launch = launchCost(*stack);
+  Seconds launch = cost::launchCost(*stack, /*decodeStep=*/false);
   llvm::raw_ostream &os = llvm::outs();
   if (auto *gq = std::get_if<GemmQuery>(&*q)) {
     GemmCost c = gemmCost(*g, gq->shape);

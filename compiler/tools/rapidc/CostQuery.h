@@ -67,9 +67,6 @@ std::optional<Query> parseQuery(const std::string &text, DiagnosticEngine &diags
 std::optional<GpuSpec> resolveGpu(const CostOptions &o, DiagnosticEngine &diags);
 /// The `stack` named by `o.stack`, or the defaults when none is named.
 std::optional<StackSpec> resolveStack(const CostOptions &o, DiagnosticEngine &diags);
-/// What the stack adds per kernel launch: its launch cost, or nothing when
-/// it runs every kernel in CUDA graphs.
-Seconds launchCost(const StackSpec &s);
 
 void printGemm(const std::string &q, const GpuSpec &g, const cost::GemmCost &c, bool json,
                llvm::raw_ostream &os);

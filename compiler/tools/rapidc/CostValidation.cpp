@@ -192,7 +192,7 @@ int runCostValidation(const CostOptions &o, DiagnosticEngine &diags) {
   os << fmt::format("{:>6} {:>6} {:>6} {:>12} {:>12} {:>8}  {:<14} {:<8} | {:<12} {:>12} {:>8}\n", "m", "k", "n",
                     "measured_ms", "predicted_ms", "error", "tile(model)", "bound", "tile(ncu)", "w/ncu_tile", "error");
   Tally t;
-  for (const Row &r : *rows) validateRow(*g, costquery::launchCost(*stack), r, t, os);
+  for (const Row &r : *rows) validateRow(*g, cost::launchCost(*stack, /*decodeStep=*/false), r, t, os);
   const Row &w = (*rows)[t.own.worstAt];
   os << fmt::format("summary: {} rows, median |error| {:.1f}%, worst |error| {:.1f}% (m={} k={} n={})\n",
                     rows->size(), t.own.median() * 100, t.own.worst() * 100, w.m, w.k, w.n);

@@ -58,6 +58,11 @@ KernelCost combine(const Terms &terms, Flops flops, const Traffic &bytes, int64_
 /// RAPID-LLM's O. The bound becomes `launch` when they outweigh the body.
 KernelCost launched(KernelCost c, Seconds perKernel);
 
+/// What `stack` pays to launch one kernel: its launch_overhead, or nothing
+/// for a kernel it replays from a CUDA graph (every kernel with `all`; those
+/// of decode steps with `decode`).
+Seconds launchCost(const StackSpec &stack, bool decodeStep);
+
 /// The sum of two kernels run one after the other; the bound is the one of
 /// the longer part.
 KernelCost sequence(const KernelCost &a, const KernelCost &b);
