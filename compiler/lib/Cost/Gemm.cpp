@@ -47,16 +47,28 @@ int64_t kSteps(const GemmShape &s, const CtaTile &tile) { return ceilDiv(ceilDiv
 /// Bytes of one FP32 partial C tile (split-K).
 double partialBytes(const CtaTile &tile) { return double(tile.m * tile.n) * 4; }
 
-/// Rows of A and columns of B one CTA pulls through its L2 port per k-step.
-/// With shared-memory operands (Hopper's TMA), CTAs run in clusters of two
-/// along the longer side of the tile and multicast the panel they share, so
-/// each pulls half of it: CUTLASS's SM90 kernels use 2x1 clusters.
+/// The operand a pair of CTAs multicasts. With shared-memory operands
+/// (Hopper's TMA), CTAs run in clusters of two along the longer side of the
+/// tile (CUTLASS's SM90 kernels use 2x1 clusters) and share the panel of the
+/// other operand: B when stacked along M, A along N; none without a second
+/// tile on that side.
+enum class Multicast { None, A, B };
+Multicast multicast(const GpuSpec &g, const GemmShape &s, const CtaTile &tile) {
+  if (g.tensorCoreOperands != TensorCoreOperands::Shared) return Multicast::None;
+  bool alongM = tile.m >= tile.n;
+  if ((alongM ? ceilDiv(s.m, tile.m) : ceilDiv(s.n, tile.n)) < 2) return Multicast::None;
+  return alongM ? Multicast::B : Multicast::A;
+}
+
+/// Rows of A and columns of B one CTA pulls through its L2 port per k-step:
+/// half of a multicast panel.
 double slicePanels(const GpuSpec &g, const GemmShape &s, const CtaTile &tile) {
-  double panels = double(tile.m + tile.n);
-  if (g.tensorCoreOperands != TensorCoreOperands::Shared) return panels;
-  bool alongM = tile.m >= tile.n; // the pair shares B when stacked along M
-  int64_t pairs = alongM ? ceilDiv(s.m, tile.m) : ceilDiv(s.n, tile.n);
-  return pairs >= 2 ? panels - double(alongM ? tile.n : tile.m) / 2 : panels;
+  switch (multicast(g, s, tile)) {
+  case Multicast::A: return double(tile.m) / 2 + double(tile.n);
+  case Multicast::B: return double(tile.m) + double(tile.n) / 2;
+  case Multicast::None: break;
+  }
+  return double(tile.m + tile.n);
 }
 
 /// Time of one round of `active` co-resident CTAs on one SM.
@@ -141,8 +153,9 @@ Traffic traffic(const Candidate &c) {
   // L2: A re-streamed once per column of tiles, B once per row (a multicast
   // panel once per cluster of two, slicePanels); C written.
   double a = double(gn * s.m * s.k), b = double(gm * s.k * s.n);
-  double perStep = double(c.tile.m + c.tile.n), shared = perStep - slicePanels(c.g, s, c.tile);
-  if (shared > 0) (c.tile.m >= c.tile.n ? b : a) *= 0.5;
+  Multicast mc = multicast(c.g, s, c.tile);
+  if (mc == Multicast::A) a *= 0.5;
+  if (mc == Multicast::B) b *= 0.5;
   t.l2 = Bytes((a + b) * d * double(s.batch) + cBytes + partials);
   // Shared memory: every slice written once; with register operands
   // (mma.sync) A is read once per warp column and B once per warp row; with
@@ -252,10 +265,13 @@ int64_t maxSplits(const Problem &p, const CtaTile &tile) {
   const GemmShape &s = p.s;
   int64_t gm = ceilDiv(s.m, tile.m), gn = ceilDiv(s.n, tile.n), tiles = gm * gn * s.batch;
   if (!p.aligned || (gm > 1 && gn > 1) || tiles >= p.g.smCount) return 1;
+  auto fits = [&](int64_t splits) {
+    return splits * tiles <= 2 * p.g.smCount &&                                // two CTAs per SM at most
+           ceilDiv(s.k, splits) >= detail::kMinSplitSteps * tile.k &&          // a pipeline's worth of steps each
+           2.0 * double(splits * tiles) * partialBytes(tile) <= p.g.l2Capacity.value() / 2; // partials in L2
+  };
   int64_t splits = 1;
-  while (splits * 2 * tiles <= p.g.smCount * 2 && ceilDiv(s.k, splits * 2) >= detail::kMinSplitSteps * tile.k &&
-         2.0 * double(splits * 2) * partialBytes(tile) * double(tiles) <= p.g.l2Capacity.value() / 2)
-    splits *= 2;
+  while (fits(splits * 2)) splits *= 2;
   return splits;
 }
 
