@@ -19,8 +19,7 @@ namespace {
 
 /// The score path: softmax output (and with dropout its mask and output).
 double scorePath(const Shard &sh) {
-  double scores = double(sh.b) * sh.headsLocal * sh.s * double(sh.kvTokens);
-  return scores * (sh.model.dropout ? 2 * sh.d + 1 : sh.d);
+  return sh.scoreElems() * (sh.model.dropout ? 2 * sh.d + 1 : sh.d);
 }
 
 double mlpStored(const Shard &sh, int64_t layer) {

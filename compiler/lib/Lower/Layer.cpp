@@ -66,18 +66,20 @@ bool dropout(const Shard &sh) { return sh.training && sh.model.dropout; }
 /// per element), a compare and a scale.
 constexpr double kDropoutFlops = 20;
 
-/// Forward dropout over `elems`: reads x, writes y and the 1-byte mask.
-Op dropoutForward(const Shard &sh, const char *name, double elems) {
-  Op op = pointwise(OpKind::Dropout, name, elems, kDropoutFlops, 2, sh.d);
+/// `op` also moving a dropout mask of one byte per element.
+Op withMask(Op op, double elems) {
   op.bytes += elems;
   return op;
 }
 
+/// Forward dropout over `elems`: reads x, writes y and the mask.
+Op dropoutForward(const Shard &sh, const char *name, double elems) {
+  return withMask(pointwise(OpKind::Dropout, name, elems, kDropoutFlops, 2, sh.d), elems);
+}
+
 /// Its backward: reads dy and the mask, writes dx = dy * mask / (1 - p).
 Op dropoutBackward(const Shard &sh, const char *name, double elems) {
-  Op op = pointwise(OpKind::Dropout, name, elems, 2, 2, sh.d);
-  op.bytes += elems;
-  return op;
+  return withMask(pointwise(OpKind::Dropout, name, elems, 2, 2, sh.d), elems);
 }
 
 /// A bias gradient: the output gradient ([tokens, cols]) summed over tokens.
@@ -89,9 +91,7 @@ void biasGrad(Chain &c, const Shard &sh, const char *name, double elems) {
 /// (Megatron's bias-dropout-add) that also writes the mask.
 Op residualAdd(const Shard &sh, const char *name) {
   if (!dropout(sh)) return pointwise(OpKind::Residual, name, sh.actElems(), sh.model.bias ? 2 : 1, 3, sh.d);
-  Op op = pointwise(OpKind::Residual, name, sh.actElems(), 2 + kDropoutFlops, 3, sh.d);
-  op.bytes += sh.actElems();
-  return op;
+  return withMask(pointwise(OpKind::Residual, name, sh.actElems(), 2 + kDropoutFlops, 3, sh.d), sh.actElems());
 }
 
 /// Backward of residualAdd into the branch: the dropout mask over the
@@ -139,9 +139,6 @@ Op decodeAttention(const Shard &sh) {
   return op;
 }
 
-/// Elements of the score matrices on this rank (naive attention).
-double scoreElems(const Shard &sh) { return double(sh.b) * sh.headsLocal * sh.s * double(sh.kvTokens); }
-
 /// The core of attention: scores, (causal-masked) softmax, the attention
 /// probabilities' dropout, and attention over V. FlashAttention fuses all of
 /// it, dropout included.
@@ -156,8 +153,8 @@ void attentionForward(Chain &c, const Shard &sh) {
   }
   int64_t kv = sh.kvTokens, batch = sh.b * sh.headsLocal;
   c.add(gemm("attn.score", sh.s, kv, sh.model.headDim, batch));
-  c.add(pointwise(OpKind::Softmax, "attn.softmax", scoreElems(sh), 5, 2, sh.d));
-  if (dropout(sh)) c.add(dropoutForward(sh, "attn.probs.dropout", scoreElems(sh)));
+  c.add(pointwise(OpKind::Softmax, "attn.softmax", sh.scoreElems(), 5, 2, sh.d));
+  if (dropout(sh)) c.add(dropoutForward(sh, "attn.probs.dropout", sh.scoreElems()));
   c.add(gemm("attn.pv", sh.s, sh.model.headDim, kv, batch));
 }
 
@@ -177,8 +174,8 @@ void attentionBackward(Chain &c, const Shard &sh) {
   int64_t kv = sh.kvTokens, batch = sh.b * sh.headsLocal, hd = sh.model.headDim;
   c.add(gemm("attn.pv.dgrad_v", kv, hd, sh.s, batch));
   c.add(gemm("attn.pv.dgrad_p", sh.s, kv, hd, batch));
-  if (dropout(sh)) c.add(dropoutBackward(sh, "attn.probs.dropout.bwd", scoreElems(sh)));
-  c.add(pointwise(OpKind::Softmax, "attn.softmax.bwd", scoreElems(sh), 4, 3, sh.d));
+  if (dropout(sh)) c.add(dropoutBackward(sh, "attn.probs.dropout.bwd", sh.scoreElems()));
+  c.add(pointwise(OpKind::Softmax, "attn.softmax.bwd", sh.scoreElems(), 4, 3, sh.d));
   c.add(gemm("attn.score.dgrad_q", sh.s, hd, kv, batch));
   c.add(gemm("attn.score.dgrad_k", kv, hd, sh.s, batch));
 }

@@ -52,6 +52,8 @@ struct Shard {
   bool sp() const { return layout.sp && layout.tp > 1; }
   /// Elements of a [tokens, hidden] activation on this rank, split by SP.
   double actElems() const { return double(tokens) * model.hidden / (sp() ? t() : 1); }
+  /// Elements of the attention score matrices on this rank (naive attention).
+  double scoreElems() const { return double(b) * headsLocal * s * double(kvTokens); }
   bool isMoeLayer(int64_t layer) const {
     return model.experts > 1 && (layer + 1) % model.moeEvery == 0;
   }
