@@ -29,9 +29,7 @@ constexpr double kMaxBuiltLinks = 1 << 19;
 void topology(llvm::Expected<net::NetworkSpec> spec) {
   if (!spec)
     return consume(spec.takeError());
-  double ranks = spec->numRanks(), links = 0;
-  for (const net::DimSpec &d : spec->dims) links += net::estimatedLinks(d.kind, d.size(), ranks);
-  if (links > kMaxBuiltLinks)
+  if (net::estimatedLinks(*spec) > kMaxBuiltLinks)
     return;
   net::Topology topo(std::move(*spec));
   (void)topo.numRanks();

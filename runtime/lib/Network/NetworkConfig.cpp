@@ -73,9 +73,8 @@ static llvm::Error checkDim(const std::string &path, int index, const DimSpec &d
 /// What a whole network may hold: ranks numbered in an int, and few enough
 /// links to build (a FullyConnected dimension has n^2 of them).
 static llvm::Error checkSize(const std::string &path, const NetworkSpec &spec) {
-  double ranks = 1, links = 0;
+  double ranks = 1, links = estimatedLinks(spec);
   for (const DimSpec &d : spec.dims) ranks *= double(d.size());
-  for (const DimSpec &d : spec.dims) links += estimatedLinks(d.kind, d.size(), ranks);
   if (ranks > kMaxRanks)
     return configError(path, fmt::format("{} ranks; at most {} are simulated", ranks, kMaxRanks));
   if (links > kMaxLinks)

@@ -250,6 +250,13 @@ double estimatedLinks(DimKind kind, double size, double ranks) {
   return lines * perLine;
 }
 
+double estimatedLinks(const NetworkSpec &spec) {
+  double ranks = 1, links = 0;
+  for (const DimSpec &d : spec.dims) ranks *= double(d.size());
+  for (const DimSpec &d : spec.dims) links += estimatedLinks(d.kind, d.size(), ranks);
+  return links;
+}
+
 const TopologyKind *findTopologyKind(llvm::StringRef name) {
   for (const TopologyKind &k : kKinds)
     if (name == k.name)

@@ -65,6 +65,8 @@ std::string topologyKindList();
 /// builds in a network of `ranks`: what the readers' and the compiler's
 /// limit counts (a FullyConnected dimension of n has n^2 per line).
 double estimatedLinks(DimKind kind, double size, double ranks);
+/// The same over every dimension of `spec`.
+double estimatedLinks(const NetworkSpec &spec);
 /// At most this many are built: 2^24 links take about 1.3 GB and 7 s to
 /// build (FullyConnected(4096), measured), while 2^20 ranks with four ring
 /// or switch dimensions stay under it.
