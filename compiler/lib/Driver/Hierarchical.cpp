@@ -65,15 +65,15 @@ BlockTimes blockTimes(const ir::Program &prog, const engine::SimResult &res, con
 
 std::pair<double, double> firstLayerTimes(const BlockTimes &times) {
   if (times.empty()) return {0, 0};
-  std::pair<double, double> out{0, 0};
-  int32_t first = INT32_MAX;
-  for (const auto &[k, t] : times.front())
-    if (k.part == 0 && k.layer <= first) {
-      if (k.layer < first) out = {0, 0};
-      first = k.layer;
-      (k.backward ? out.second : out.first) = t;
-    }
-  return out;
+  const std::map<BlockKey, double> &stage0 = times.front();
+  // Keys sort by layer first, so the first layer block is the lowest layer.
+  auto first = std::find_if(stage0.begin(), stage0.end(), [](const auto &kt) { return kt.first.part == 0; });
+  if (first == stage0.end()) return {0, 0};
+  auto at = [&](bool backward) {
+    auto it = stage0.find(BlockKey{first->first.layer, backward, 0});
+    return it == stage0.end() ? 0.0 : it->second;
+  };
+  return {at(false), at(true)};
 }
 
 ir::Program pipelineProgram(const ir::Program &prog, const BlockTimes &times) {

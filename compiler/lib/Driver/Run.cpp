@@ -79,9 +79,9 @@ double flattenedNodes(const ir::Program &prog) {
 /// simulation on one core.
 constexpr double kFlattenedLimit = 2e6;
 
-/// Which spans a simulation keeps: every rank's (inference figures, the
-/// hierarchical probe) or rank 0's (the first layer's times).
-enum class Spans { Rank0, All };
+/// Which spans a simulation keeps: none, rank 0's (the first layer's times)
+/// or every rank's (inference figures, the hierarchical probe).
+enum class Spans { None, Rank0, All };
 
 /// Simulates `prog` on the point's network with its faults and `extra` ones.
 llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const ExperimentPoint &point, Spans spans,
@@ -95,7 +95,7 @@ llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const Experi
   net::Network network(topo, net::NetMode::Congestion);
   engine::SimOptions so;
   so.recordTimeline = spans == Spans::All || !timeline.empty();
-  so.recordRank = 0;
+  so.recordRank = spans == Spans::Rank0 ? 0 : -1;
   so.system = systemConfig(point);
   engine::Simulator simulator(sim->workload, network, sim->groups, so);
   llvm::Expected<engine::SimResult> res = simulator.run();
@@ -122,7 +122,7 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
   if (!layers) return layers.takeError();
   run::BlockTimes times = run::blockTimes(probe, *layers, layout);
   layer = run::firstLayerTimes(times);
-  return simulate(run::pipelineProgram(prog, times), point, Spans::Rank0, timeline, extra);
+  return simulate(run::pipelineProgram(prog, times), point, Spans::None, timeline, extra);
 }
 
 /// The time a run reports: step time for training, total latency for inference.
