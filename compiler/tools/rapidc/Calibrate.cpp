@@ -46,9 +46,8 @@ struct Measurement {
 struct Fields {
   const llvm::SmallVectorImpl<llvm::StringRef> &header, &values;
   llvm::StringRef get(llvm::StringRef name) const {
-    for (size_t i = 0; i < header.size(); ++i)
-      if (header[i].trim() == name) return values[i].trim();
-    return "";
+    std::optional<size_t> i = costquery::column(header, name);
+    return i ? values[*i].trim() : "";
   }
 };
 
@@ -148,18 +147,9 @@ std::optional<double> fit(GpuSpec g, double GpuSpec::*member, Seconds launch, co
   return best;
 }
 
-struct Summary {
-  std::vector<double> abs;
-  void add(double e) { abs.push_back(std::fabs(e)); }
-  std::string text() const {
-    if (abs.empty()) return "no rows";
-    std::vector<double> v = abs;
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    return fmt::format("{} rows, median |error| {:.1f}%, worst {:.1f}%", n, median * 100, v.back() * 100);
-  }
-};
+std::string summary(const costquery::Errors &e) {
+  return fmt::format("{} rows, median |error| {:.1f}%, worst {:.1f}%", e.abs.size(), e.median() * 100, e.worst() * 100);
+}
 
 std::string declaration(const GpuSpec &fitted, const std::string &base, const std::string &csv) {
   return fmt::format("// Fitted by `rapidc --calibrate {} --hardware {}`: calibration only, the\n"
@@ -177,9 +167,12 @@ int runCalibration(const CostOptions &o, const std::string &outputPrefix, Diagno
   if (!g) return 1;
   // Timings taken in CUDA graphs (as the script takes them) hold no launch
   // cost: without --stack, none is added.
-  std::optional<StackSpec> stack = costquery::resolveStack(o, diags);
-  if (!stack) return 1;
-  Seconds launch = o.stack.empty() ? Seconds(0) : cost::launchCost(*stack, /*decodeStep=*/false);
+  Seconds launch(0);
+  if (!o.stack.empty()) {
+    std::optional<StackSpec> stack = costquery::resolveStack(o, diags);
+    if (!stack) return 1;
+    launch = cost::launchCost(*stack, /*decodeStep=*/false);
+  }
   GpuSpec fitted = *g;
   std::vector<std::string> notes;
   for (int round = 0; round < 2; ++round) {
@@ -197,18 +190,17 @@ int runCalibration(const CostOptions &o, const std::string &outputPrefix, Diagno
   llvm::raw_ostream &os = llvm::outs();
   os << fmt::format("{:<32} {:>12} {:>12} {:>8} {:>12} {:>8}  {}\n", "kernel", "measured_ms", "before_ms", "error",
                     "after_ms", "error", "bound after");
-  Summary before[2], after[2];
+  costquery::Errors before[2], after[2];
   for (const Measurement &m : *rows) {
     KernelCost b = predict(*g, launch, m), a = predict(fitted, launch, m);
-    double eb = b.time.value() / m.seconds - 1, ea = a.time.value() / m.seconds - 1;
-    before[m.kind].add(eb), after[m.kind].add(ea);
+    double eb = before[m.kind].add(b.time.value(), m.seconds), ea = after[m.kind].add(a.time.value(), m.seconds);
     os << fmt::format("{:<32} {:>12.4f} {:>12.4f} {:>+7.1f}% {:>12.4f} {:>+7.1f}%  {}\n", m.label(), m.seconds * 1e3,
                       b.time.value() * 1e3, eb * 100, a.time.value() * 1e3, ea * 100, nameOf(a.bound));
   }
   const char *kinds[] = {"gemm", "pointwise"};
   for (int k = 0; k < 2; ++k)
     if (!before[k].abs.empty())
-      os << fmt::format("{}: before {}; after {}\n", kinds[k], before[k].text(), after[k].text());
+      os << fmt::format("{}: before {}; after {}\n", kinds[k], summary(before[k]), summary(after[k]));
   os << fmt::format("calibration.compute {:.1f}% -> {:.1f}%, calibration.hbm {:.1f}% -> {:.1f}%\n",
                     g->calibrationCompute * 100, fitted.calibrationCompute * 100, g->calibrationHbm * 100,
                     fitted.calibrationHbm * 100);

@@ -200,6 +200,19 @@ std::optional<GpuSpec> resolveGpu(const CostOptions &o, DiagnosticEngine &diags)
   return rapid::resolveGpu(o.hardware, imports, o.sema, diags);
 }
 
+std::optional<size_t> column(const llvm::SmallVectorImpl<llvm::StringRef> &header, llvm::StringRef name) {
+  for (size_t i = 0; i < header.size(); ++i)
+    if (header[i].trim() == name) return i;
+  return std::nullopt;
+}
+
+double Errors::median() const {
+  std::vector<double> v = abs;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 std::optional<StackSpec> resolveStack(const CostOptions &o, DiagnosticEngine &diags) {
   std::vector<std::string> imports;
   if (haveStd(o.sema, "stacks")) imports.push_back("std.stacks");

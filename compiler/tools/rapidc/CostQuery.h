@@ -17,8 +17,11 @@
 #include "rapid/Sema/Sema.h"
 #include "rapid/Support/Diagnostics.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <variant>
@@ -67,6 +70,24 @@ std::optional<Query> parseQuery(const std::string &text, DiagnosticEngine &diags
 std::optional<GpuSpec> resolveGpu(const CostOptions &o, DiagnosticEngine &diags);
 /// The `stack` named by `o.stack`, or the defaults when none is named.
 std::optional<StackSpec> resolveStack(const CostOptions &o, DiagnosticEngine &diags);
+
+/// The index of column `name` in a CSV header.
+std::optional<size_t> column(const llvm::SmallVectorImpl<llvm::StringRef> &header, llvm::StringRef name);
+
+/// Absolute relative errors of predictions against measurements.
+struct Errors {
+  std::vector<double> abs;
+  size_t worstAt = 0;
+  /// Records one prediction; returns its signed relative error.
+  double add(double predicted, double measured) {
+    double e = (predicted - measured) / measured;
+    if (!abs.empty() && std::fabs(e) > abs[worstAt]) worstAt = abs.size();
+    abs.push_back(std::fabs(e));
+    return e;
+  }
+  double worst() const { return abs.empty() ? 0 : abs[worstAt]; }
+  double median() const;
+};
 
 void printGemm(const std::string &q, const GpuSpec &g, const cost::GemmCost &c, bool json,
                llvm::raw_ostream &os);

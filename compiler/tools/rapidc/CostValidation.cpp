@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 
 using namespace rapid::cost;
+using rapid::costquery::column;
+using rapid::costquery::Errors;
 
 namespace rapid {
 namespace {
@@ -27,12 +29,6 @@ struct Row {
   /// theoretical_warps_per_sm columns); 0 when absent.
   double theoreticalWarps = 0;
 };
-
-std::optional<size_t> column(const llvm::SmallVectorImpl<llvm::StringRef> &header, llvm::StringRef name) {
-  for (size_t i = 0; i < header.size(); ++i)
-    if (header[i].trim() == name) return i;
-  return std::nullopt;
-}
 
 /// Where the columns the validation reads are in the header.
 struct Columns {
@@ -101,26 +97,6 @@ std::optional<std::vector<Row>> readRows(const std::string &path, DiagnosticEngi
       return diags.report(DiagID::BadCsv, {}, path, l + 1, err), std::nullopt;
   return rows;
 }
-
-/// Absolute relative errors of predictions against measurements.
-struct Errors {
-  std::vector<double> abs;
-  size_t worstAt = 0;
-  /// Records one prediction; returns its signed relative error.
-  double add(double predicted, double measured) {
-    double e = (predicted - measured) / measured;
-    if (!abs.empty() && std::fabs(e) > abs[worstAt]) worstAt = abs.size();
-    abs.push_back(std::fabs(e));
-    return e;
-  }
-  double worst() const { return abs.empty() ? 0 : abs[worstAt]; }
-  double median() const {
-    std::vector<double> v = abs;
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  }
-};
 
 /// "15%" or "15" -> 0.15; nothing when the text is not a percentage.
 std::optional<double> parsePercent(llvm::StringRef s) {
