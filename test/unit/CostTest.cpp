@@ -133,8 +133,29 @@ TEST(Gemm, SkinnyGemmsSplitKAndStreamTheWeight) {
   EXPECT_GT(gemmCostWithTile(g, decode, whole).time.value(), c.time.value());
   // A shape with many tiles both ways fills the GPU without splitting.
   EXPECT_EQ(gemmCost(g, GemmShape{4096, 4096, 4096, 1, DType::BF16}).tile.splits, 1);
-  // Unaligned operands (N = 1) have no multistage kernel to split.
-  EXPECT_EQ(gemmCost(g, GemmShape{1024, 4096, 1, 1, DType::BF16}).tile.splits, 1);
+  // Unaligned operands (N = 1) have no multistage kernel: a GEMV runs them.
+  EXPECT_TRUE(gemmCost(g, GemmShape{1024, 4096, 1, 1, DType::BF16}).gemv);
+  EXPECT_FALSE(c.gemv); // decode's aligned 1 x K x N keeps its tensor-core split-K kernel
+}
+
+TEST(Gemm, GemvIsLatencyBoundUntilEnoughRowsAreInFlight) {
+  GpuSpec g = testGpu();
+  // 1024 rows: 16 CTAs of 128 threads keep 32 KiB in flight. Each CTA's
+  // 64 x 4096 x 2 B = 512 KiB take 256 rounds of one latency plus 32 KiB
+  // at the HBM rate.
+  GemmCost few = gemmCost(g, GemmShape{1024, 4096, 1, 1, DType::BF16});
+  double round = 500e-9 + 32768 / 2039e9;
+  EXPECT_EQ(few.bound, Bound::Latency);
+  EXPECT_EQ(few.tiles, 16);
+  EXPECT_NEAR(few.time.value(), 256 * 500e-9 + (1024.0 * 4096 + 4096 + 1024) * 2 / 2039e9, 1e-9);
+  EXPECT_GT(few.time.value(), 256 * round * 0.99);
+  // 2^20 rows: 16,384 CTAs, more than the 1,728 resident ones; the rounds
+  // overlap enough loads that HBM sets the time.
+  GemmCost many = gemmCost(g, GemmShape{1 << 20, 4096, 1, 1, DType::BF16});
+  EXPECT_EQ(many.bound, Bound::Hbm);
+  double matrix = double(1 << 20) * 4096 * 2;
+  EXPECT_GT(many.time.value(), matrix / 2039e9);
+  EXPECT_LT(many.time.value(), 2 * matrix / 2039e9);
 }
 
 TEST(Attention, CausalBlocksCountTheLowerTriangle) {

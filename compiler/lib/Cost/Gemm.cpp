@@ -253,6 +253,7 @@ bool vectorAligned(const GemmShape &s) {
 }
 
 GemmCost gemmCostWithTile(const GpuSpec &g, const GemmShape &s, CtaTile tile) {
+  if (runsAsGemv(s)) return detail::gemvCost(g, s);
   return searchStages(Problem(g, s), tile, Seconds(INFINITY));
 }
 
@@ -276,6 +277,7 @@ int64_t maxSplits(const Problem &p, const CtaTile &tile) {
 }
 
 GemmCost gemmCost(const GpuSpec &g, const GemmShape &s) {
+  if (runsAsGemv(s)) return detail::gemvCost(g, s);
   static constexpr int64_t kMn[] = {64, 128, 256};
   static constexpr int64_t kK[] = {32, 64};
   Problem p(g, s);

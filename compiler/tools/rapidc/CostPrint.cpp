@@ -74,6 +74,7 @@ void printGemm(const std::string &q, const GpuSpec &g, const GemmCost &c, bool j
   if (json) {
     printJson(os, [&](llvm::json::OStream &j) {
       commonJson(j, q, g, c);
+      j.attribute("kernel", c.gemv ? "gemv" : "tiled");
       j.attributeObject("tile", [&] {
         j.attribute("m", c.tile.m);
         j.attribute("n", c.tile.n);
@@ -93,7 +94,10 @@ void printGemm(const std::string &q, const GpuSpec &g, const GemmCost &c, bool j
     return;
   }
   printCommonText(q, g, c, os);
-  os << fmt::format("tile      {}x{}x{} (MxNxK), {} stages, {} warps{}\n", c.tile.m, c.tile.n, c.tile.k,
+  if (c.gemv)
+    os << fmt::format("kernel    gemv: {} rows of the matrix per CTA, {} warps, no tensor cores\n", c.tile.m, c.tile.warps);
+  else
+    os << fmt::format("tile      {}x{}x{} (MxNxK), {} stages, {} warps{}\n", c.tile.m, c.tile.n, c.tile.k,
                     c.tile.stages, c.tile.warps,
                     c.tile.splits > 1 ? fmt::format(", split-K {} (CTAs per C tile)", c.tile.splits) : "");
   os << fmt::format("ctas/sm   {}\ntiles     {}\n", c.ctasPerSm, c.tiles);

@@ -133,8 +133,9 @@ void validateRow(const GpuSpec &g, Seconds launch, const Row &r, Tally &t, llvm:
   double err = t.own.add(c.time.value(), r.measuredS);
   os << fmt::format("{:>6} {:>6} {:>6} {:>12.4f} {:>12.4f} {:>+7.1f}%  {:<14} {:<8} |", r.m, r.k, r.n,
                     r.measuredS * 1e3, c.time.value() * 1e3, err * 100,
-                    fmt::format("{}x{}x{}/{}{}", c.tile.m, c.tile.n, c.tile.k, c.tile.stages,
-                                c.tile.splits > 1 ? fmt::format("/s{}", c.tile.splits) : ""),
+                    c.gemv ? std::string("gemv")
+                           : fmt::format("{}x{}x{}/{}{}", c.tile.m, c.tile.n, c.tile.k, c.tile.stages,
+                                         c.tile.splits > 1 ? fmt::format("/s{}", c.tile.splits) : ""),
                     nameOf(c.bound));
   if (r.measuredTile.m) {
     // The same model held to the library's tile separates the error of the

@@ -44,6 +44,7 @@ struct WaveSchedule {
 };
 
 struct GemmCost : KernelCost {
+  bool gemv = false; ///< a GEMV kernel (runsAsGemv): `tile.m` rows of the matrix per CTA, no tensor cores
   CtaTile tile;
   int64_t ctasPerSm = 0;
   WaveSchedule schedule;
@@ -67,10 +68,16 @@ WaveSchedule scheduleWaves(int64_t tiles, int64_t sms, int64_t ctasPerSm);
 /// vectors, as the asynchronous multistage kernels need.
 bool vectorAligned(const GemmShape &s);
 
-/// The fastest tiling of `s` on `g`. The shape must have positive sizes.
+/// Whether `s` runs as a GEMV kernel rather than a tiled GEMM: one side is
+/// a single row or column and the operands are not 16-byte vectors, so no
+/// tensor-core kernel can take them (docs/model.md §2.7).
+bool runsAsGemv(const GemmShape &s);
+
+/// The fastest tiling of `s` on `g` (the GEMV kernel when runsAsGemv). The shape must have positive sizes.
 /// ctasPerSm == 0 in the result: no candidate tile fits on the GPU.
 GemmCost gemmCost(const GpuSpec &g, const GemmShape &s);
-/// The cost of `s` with one given tile (stages chosen by the model).
+/// The cost of `s` with one given tile (stages chosen by the model); a GEMV
+/// shape keeps its kernel.
 GemmCost gemmCostWithTile(const GpuSpec &g, const GemmShape &s, CtaTile tile);
 
 } // namespace rapid::cost
