@@ -44,8 +44,11 @@ void printLayout(const Layout &l, llvm::raw_ostream &os) {
   for (int64_t s = 0; s < l.pp && !l.chunkStart.empty(); ++s) {
     std::string chunks;
     for (int64_t c = 0; c < l.virtualStages; ++c)
-      chunks += fmt::format("{}{}-{}", c ? ", " : "", l.layerBegin(c, s), l.layerEnd(c, s) - 1);
-    os << fmt::format("// stage {}: layers {}\n", s, l.layerEnd(0, s) > l.layerBegin(0, s) ? chunks : "none");
+      chunks += fmt::format("{}{}", c ? ", " : "",
+                            l.layerEnd(c, s) > l.layerBegin(c, s)
+                                ? fmt::format("{}-{}", l.layerBegin(c, s), l.layerEnd(c, s) - 1)
+                                : std::string("none"));
+    os << fmt::format("// stage {}: layers {}\n", s, l.stageLayers(s) > 0 ? chunks : "none");
   }
 }
 

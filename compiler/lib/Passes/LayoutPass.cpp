@@ -2,9 +2,9 @@
 //
 // The first pass: how the point's parallel degrees split the work. Layers
 // go to pipeline stages evenly, or with Megatron-LM's first/last stage
-// counts; with interleaving each stage holds `virtual_stages` chunks, chunk
-// c of stage s being model chunk c*pp + s. Ranks are numbered over the
-// network with dimension 0 fastest, and the degrees lie over that numbering
+// counts; with interleaving each stage holds `virtual_stages` chunks (chunk
+// c of stage s is model chunk c*pp + s) that split the stage's layers.
+// Ranks are numbered over the network with dimension 0 fastest, and the degrees lie over that numbering
 // in the order the experiment's `map` statements give (the dimensions'
 // order, and inside one `map` the degrees as written, first fastest);
 // without maps, Megatron-LM's order: tp fastest, then cp, dp, pp.
@@ -18,16 +18,34 @@ namespace {
 
 using ir::Group;
 
-std::vector<int64_t> chunkStarts(const ir::Layout &l, const ExperimentPoint &p) {
-  int64_t layers = p.model.layers, chunks = l.pp * l.virtualStages;
-  int64_t first = p.parallel.firstStageLayers, last = p.parallel.lastStageLayers;
-  bool uneven = first > 0 || last > 0;
+/// Layers of each stage: an even share, or Megatron-LM's first/last stage
+/// counts with an even share of the rest on the others.
+int64_t stageLayerCount(const ir::Layout &l, const ExperimentPoint &p, int64_t stage) {
+  int64_t layers = p.model.layers, first = p.parallel.firstStageLayers, last = p.parallel.lastStageLayers;
+  if (first == 0 && last == 0) return layers / l.pp;
+  if (stage == 0 && first > 0) return first;
+  if (stage == l.pp - 1 && last > 0) return last;
   int64_t middle = l.pp - (first > 0) - (last > 0);
-  int64_t even = middle > 0 ? (layers - first - last) / middle : 0;
+  return (layers - first - last) / middle;
+}
+
+/// A stage's layers over its chunks: an even share each; when they do not
+/// divide, the first stage's short chunks are its earliest (the first holds
+/// the embedding) and every other stage's its latest (the last stage's last
+/// chunk holds the LM head and the loss). Llama 3 405B's 126 layers on 16
+/// stages of 8 chunks, one layer short on each end stage, so leave the
+/// embedding and the head alone in a chunk.
+int64_t chunkLayerCount(const ir::Layout &l, int64_t stageLayers, int64_t stage, int64_t chunk) {
+  int64_t v = l.virtualStages, base = stageLayers / v, longer = stageLayers % v;
+  bool isLonger = stage == 0 ? chunk >= v - longer : chunk < longer;
+  return base + (isLonger ? 1 : 0);
+}
+
+std::vector<int64_t> chunkStarts(const ir::Layout &l, const ExperimentPoint &p) {
   std::vector<int64_t> starts{0};
-  for (int64_t i = 0; i < chunks; ++i) {
-    int64_t n = !uneven ? layers / chunks : i == 0 && first > 0 ? first : i == chunks - 1 && last > 0 ? last : even;
-    starts.push_back(starts.back() + n);
+  for (int64_t i = 0; i < l.pp * l.virtualStages; ++i) {
+    int64_t stage = i % l.pp, chunk = i / l.pp; // model chunk i is chunk i/pp of stage i%pp
+    starts.push_back(starts.back() + chunkLayerCount(l, stageLayerCount(l, p, stage), stage, chunk));
   }
   return starts;
 }

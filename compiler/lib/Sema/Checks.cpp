@@ -121,15 +121,21 @@ struct Checker {
         fail("parallel.pp", "{} pipeline chunks (pp = {}) do not divide the {} layers {}", pp * v, pp, layers, of);
       return;
     }
-    if (pp < 2 || v != 1) {
-      fail("parallel.first_stage_layers", "uneven stages need pp >= 2 and no virtual stages (pp = {}, virtual_stages = {})", pp, v);
+    if (pp < 2) {
+      fail("parallel.first_stage_layers", "uneven stages need pp >= 2 (pp = {})", pp);
       return;
     }
     int64_t middle = pp - (first > 0) - (last > 0), rest = layers - first - last;
-    if (rest < middle || rest < 0 || (middle == 0 && rest != 0) || (middle > 0 && rest % middle != 0))
+    if (rest < middle || rest < 0 || (middle == 0 && rest != 0) || (middle > 0 && rest % middle != 0)) {
       fail("parallel.first_stage_layers",
            "first_stage_layers = {} and last_stage_layers = {} leave {} of the {} layers {} for {} other stages, "
            "which does not split evenly", first, last, rest, layers, of, middle);
+      return;
+    }
+    // The end stages' chunks may be short (LayoutPass: the embedding and the
+    // head can sit alone in one); the others split evenly into chunks.
+    if (v > 1 && middle > 0 && (rest / middle) % v != 0)
+      fail("training.virtual_stages", "the {} layers of each middle pipeline stage do not split into {} chunks", rest / middle, v);
   }
 
   void training(const TrainingSpec &t) {
