@@ -44,7 +44,7 @@ PointResult makeResult(const ExperimentPoint &p, const RunResult *run) {
   if (run->simulated && r.workload == Workload::Training)
     r.training = PointResult::Training{run->stepTime,    run->mfu,         run->tokensPerSecond,
                                        run->computeTime, run->exposedComm, run->bubble,
-                                       run->layerForward, run->layerBackward};
+                                       run->idle,        run->layerForward,  run->layerBackward};
   if (run->simulated && r.workload == Workload::Inference)
     r.inference = PointResult::Inference{run->ttft, run->itl, run->total, run->tokensPerSecond};
   r.faultStudies = run->faultStudies;
@@ -85,6 +85,7 @@ std::string resultJson(const PointResult &r, llvm::StringRef fingerprint) {
         writeNumber(j, "compute_s", t->computeTime);
         writeNumber(j, "exposed_communication_s", t->exposedComm);
         writeNumber(j, "pipeline_bubble_s", t->bubble);
+        writeNumber(j, "idle_s", t->idle);
         writeNumber(j, "layer_forward_s", t->layerForward);
         writeNumber(j, "layer_backward_s", t->layerBackward);
       });
@@ -161,7 +162,7 @@ static bool readTraining(const llvm::json::Value &v, PointResult::Training &t, l
   llvm::json::ObjectMapper b(*breakdown, p.field("breakdown"));
   return top.map("step_time_s", t.stepTime) && top.map("mfu", t.mfu) && top.map("tokens_per_s", t.tokensPerSecond) &&
          b && b.map("compute_s", t.computeTime) && b.map("exposed_communication_s", t.exposedComm) &&
-         b.map("pipeline_bubble_s", t.bubble) && b.map("layer_forward_s", t.layerForward) &&
+         b.map("pipeline_bubble_s", t.bubble) && b.map("idle_s", t.idle) && b.map("layer_forward_s", t.layerForward) &&
          b.map("layer_backward_s", t.layerBackward);
 }
 

@@ -1,8 +1,8 @@
 //===- Run.cpp - Simulate one point and read off its figures --------------===//
 //
 // Training: the step time is the slowest rank's finish; rank 0's compute,
-// exposed communication and idle time make the breakdown (idle is the
-// pipeline bubble plus waiting on other ranks). MFU counts model FLOPs the
+// exposed communication, pipeline bubble (waiting on a receive whose send
+// the peer stage has not issued) and idle time make the breakdown. MFU counts model FLOPs the
 // way Megatron-LM and Korthikanti et al. do (every matmul once, the full
 // attention score matrix, no recompute) against the GPUs' dense peak.
 // Inference: the timeline of the last stage's first rank gives when the
@@ -32,7 +32,8 @@ void trainingFigures(RunResult &r, const engine::SimResult &sim, const ir::Progr
   const engine::RankResult &r0 = sim.ranks.front();
   r.computeTime = double(r0.computeNs) * 1e-9;
   r.exposedComm = double(r0.exposedCommNs) * 1e-9;
-  r.bubble = double(r0.idleNs) * 1e-9;
+  r.bubble = double(r0.peerWaitNs) * 1e-9;
+  r.idle = double(r0.idleNs) * 1e-9;
   const GpuSpec &gpu = p.gpu;
   DType t = p.training->precision;
   double gpus = double(p.network.gpus);

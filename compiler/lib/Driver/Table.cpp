@@ -53,7 +53,7 @@ void printResultRow(const PointResult &r, llvm::raw_ostream &os) {
 
 std::string csvHeader() {
   return "experiment,sweep,point,workload,feasible,reason,gpus,peak_bytes,capacity_bytes,step_time_s,mfu,"
-         "tokens_per_s,compute_s,exposed_communication_s,pipeline_bubble_s,ttft_s,itl_s,total_s";
+         "tokens_per_s,compute_s,exposed_communication_s,pipeline_bubble_s,idle_s,ttft_s,itl_s,total_s";
 }
 
 std::string csvRow(const PointResult &r) {
@@ -69,12 +69,13 @@ std::string csvRow(const PointResult &r) {
   PointResult::Memory m = r.memory.value_or(PointResult::Memory());
   PointResult::Training t = r.training.value_or(PointResult::Training());
   PointResult::Inference i = r.inference.value_or(PointResult::Inference());
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", text(r.experiment), text(r.sweep),
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", text(r.experiment), text(r.sweep),
                      text(r.label), text(std::string(nameOf(r.workload))), r.feasible && r.error.empty(),
                      text(r.error.empty() ? r.reason : "failed: " + r.error),
                      num(true, double(r.gpus)), num(mem, m.peak), num(mem, m.capacity), num(train, t.stepTime),
                      num(train, t.mfu), num(train || infer, train ? t.tokensPerSecond : i.tokensPerSecond),
-                     num(train, t.computeTime), num(train, t.exposedComm), num(train, t.bubble), num(infer, i.ttft),
+                     num(train, t.computeTime), num(train, t.exposedComm), num(train, t.bubble), num(train, t.idle),
+                     num(infer, i.ttft),
                      num(infer, i.itl), num(infer, i.total));
 }
 

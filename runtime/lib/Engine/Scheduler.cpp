@@ -82,13 +82,16 @@ void Simulator::tryIssue(uint32_t r) {
 }
 
 /// Splits the time since the last change into compute (anything computing),
-/// exposed communication (communicating, not computing) or idle.
+/// exposed communication (communicating, not computing), waiting on a peer
+/// (a receive posted before its send: the pipeline bubble) or idle.
 void Simulator::account(RankState &s) {
   int64_t dt = now_ - s.lastChangePs;
   if (s.activeCompute)
     s.computePs += dt;
   else if (s.activeComm)
     s.exposedPs += dt;
+  else if (s.peerWaits)
+    s.peerWaitPs += dt;
   s.lastChangePs = now_;
 }
 
@@ -102,7 +105,7 @@ void Simulator::issue(uint32_t r, uint32_t idx) {
   ++queueOf(s, n).busy;
   account(s);
   s.activeCompute += n.kind == NodeKind::Comp;
-  s.activeComm += isComm(n.kind);
+  s.activeComm += isComm(n.kind) && n.kind != NodeKind::Recv; // issueRecv says which a receive is
   s.startPs[idx] = now_;
   s.state[idx] = kRunning;
   switch (n.kind) {

@@ -102,6 +102,13 @@ void Simulator::issueSend(uint32_t r, uint32_t idx) {
   Message m;
   m.bytes = double(n.commSize);
   m.channel = channelFor(r, n.commDst, n.commTag, n.commSize);
+  Channel &ch = channels_[m.channel];
+  if (ch.sendsIssued++ < ch.recvsPosted) { // its receive was waiting on this rank: now on the network
+    RankState &d = ranks_[ch.dstRank];
+    account(d);
+    --d.peerWaits;
+    ++d.activeComm;
+  }
   m.srcRank = r;
   m.srcNode = idx;
   inject(r, uint32_t(n.commDst), m, idx);
@@ -110,6 +117,11 @@ void Simulator::issueSend(uint32_t r, uint32_t idx) {
 void Simulator::issueRecv(uint32_t r, uint32_t idx) {
   const TraceNode &n = w_.ranks[r].nodes[idx];
   Channel &ch = channels_[channelFor(n.commSrc, r, n.commTag, n.commSize)];
+  RankState &s = ranks_[r];
+  if (ch.recvsPosted++ < ch.sendsIssued)
+    ++s.activeComm; // its data is on the way, or in
+  else
+    ++s.peerWaits;
   if (ch.arrived) {
     --ch.arrived;
     finishNodeAt(now_, r, idx);
@@ -179,8 +191,8 @@ SimResult Simulator::collectResults() {
   out.events = queue_.pushed();
   auto ns = [](int64_t ps) { return (ps + 500) / 1000; };
   for (auto &s : ranks_) {
-    RankResult r{ns(s.finishPs), ns(s.computePs), ns(s.exposedPs), 0};
-    r.idleNs = r.finishNs - r.computeNs - r.exposedCommNs;
+    RankResult r{ns(s.finishPs), ns(s.computePs), ns(s.exposedPs), ns(s.peerWaitPs), 0};
+    r.idleNs = r.finishNs - r.computeNs - r.exposedCommNs - r.peerWaitNs;
     out.totalNs = std::max(out.totalNs, r.finishNs);
     out.ranks.push_back(r);
   }

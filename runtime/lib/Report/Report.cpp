@@ -19,10 +19,10 @@ static int64_t busyNs(const net::LinkStats &s) { return (s.busyPs + 500) / 1000;
 static void printText(const SimResult &res, const net::Network &net, const ReportOptions &opts,
                       llvm::raw_ostream &os) {
   os << fmt::format("total_ns: {}\n", res.totalNs);
-  os << "rank finish_ns compute_ns exposed_comm_ns idle_ns\n";
+  os << "rank finish_ns compute_ns exposed_comm_ns peer_wait_ns idle_ns\n";
   for (size_t r = 0; r < res.ranks.size(); ++r) {
     const auto &x = res.ranks[r];
-    os << fmt::format("{} {} {} {} {}\n", r, x.finishNs, x.computeNs, x.exposedCommNs, x.idleNs);
+    os << fmt::format("{} {} {} {} {} {}\n", r, x.finishNs, x.computeNs, x.exposedCommNs, x.peerWaitNs, x.idleNs);
   }
   if (!opts.links)
     return;
@@ -48,6 +48,7 @@ static llvm::json::Value toJson(const SimResult &res, const net::Network &net,
                                        {"finish_ns", x.finishNs},
                                        {"compute_ns", x.computeNs},
                                        {"exposed_comm_ns", x.exposedCommNs},
+                                       {"peer_wait_ns", x.peerWaitNs},
                                        {"idle_ns", x.idleNs}});
   }
   llvm::json::Object doc{{"total_ns", res.totalNs}, {"ranks", std::move(ranks)}};

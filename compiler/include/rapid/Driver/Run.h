@@ -35,7 +35,8 @@ struct RunResult {
   double stepTime = 0;      ///< seconds per step (slowest rank)
   double computeTime = 0;   ///< rank 0: busy computing
   double exposedComm = 0;   ///< rank 0: communicating with nothing to overlap
-  double bubble = 0;        ///< rank 0: idle (pipeline bubble and waiting)
+  double bubble = 0;        ///< rank 0: waiting on a peer stage's send (the pipeline bubble)
+  double idle = 0;          ///< rank 0: the rest (nothing ready, or a collective's peers)
   /// Rank 0's first layer, microbatch 0: its forward, and its backward with
   /// any recompute (TP/SP/CP communication included), as Korthikanti et al.
   /// Table 4 time a layer.

@@ -47,8 +47,11 @@ struct SimOptions {
 };
 
 /// Per-rank figures, rounded to whole nanoseconds at the end of a run.
+/// The four add up to finishNs: computing; communicating and not computing;
+/// waiting on a posted receive whose send the peer has not issued (a
+/// pipeline bubble); anything else (nothing ready, or a collective's peers).
 struct RankResult {
-  int64_t finishNs = 0, computeNs = 0, exposedCommNs = 0, idleNs = 0;
+  int64_t finishNs = 0, computeNs = 0, exposedCommNs = 0, peerWaitNs = 0, idleNs = 0;
 };
 
 /// Which resource a node occupies while it runs.
@@ -94,7 +97,8 @@ private:
     std::map<uint32_t, LaneQueue> comm; ///< per communicator group
     uint32_t remaining = 0;
     int activeCompute = 0, activeComm = 0;
-    int64_t lastChangePs = 0, finishPs = 0, computePs = 0, exposedPs = 0;
+    int peerWaits = 0; ///< posted receives whose send is not issued yet
+    int64_t lastChangePs = 0, finishPs = 0, computePs = 0, exposedPs = 0, peerWaitPs = 0;
     std::map<CollKey, uint64_t> collSeq; ///< collectives issued per signature
   };
 
@@ -126,6 +130,9 @@ private:
   struct Channel {
     uint32_t arrived = 0, head = 0, dstRank = 0;
     std::vector<uint32_t> waiting; ///< receive nodes, FIFO from head
+    /// Receives match sends in order: receive i is waiting on its peer (not
+    /// on the network) until send i is issued.
+    uint32_t sendsIssued = 0, recvsPosted = 0;
   };
 
   // Scheduler.cpp
