@@ -24,7 +24,12 @@ PointResult trainingResult() {
   r.workload = Workload::Training;
   r.gpus = 16;
   r.memory = PointResult::Memory{73839304704, 85899345920};
-  r.training = PointResult::Training{4.257, 0.582, 61575.5, 3.1, 1e-05, 0.1, 0.0125, 0.025};
+  PointResult::Training t;
+  t.stepTime = 4.257, t.mfu = 0.582, t.tokensPerSecond = 61575.5;
+  t.computeTime = 3.1, t.exposedComm = 1e-05, t.bubble = 0.1, t.idle = 1.057;
+  t.layerForward = 0.0125, t.layerBackward = 0.025;
+  t.exposedByGroup.tp = 4e-06, t.exposedByGroup.dp = 6e-06;
+  r.training = t;
   FaultStudy f;
   f.name = "flaky";
   f.baseline = 4.257;
@@ -48,7 +53,8 @@ TEST(DriverTest, TrainingJsonKeepsKeyOrderAndNumberForms) {
             R"("workload":"training","feasible":true,"reason":"","gpus":16,)"
             R"("memory":{"peak_bytes":73839304704,"capacity_bytes":85899345920},"step_time_s":4.257,"mfu":0.582,)"
             R"("tokens_per_s":61575.5,"breakdown":{"compute_s":3.1,"exposed_communication_s":1e-05,)"
-            R"("pipeline_bubble_s":0.1,"layer_forward_s":0.0125,"layer_backward_s":0.025},"fault_studies":[{"name":"flaky","samples":3,"baseline_s":4.257,)"
+            R"("pipeline_bubble_s":0.1,"idle_s":1.057,"exposed_by_group_s":{"tp":4e-06,"cp":0,"pp":0,"dp":6e-06,"ep":0},)"
+            R"("layer_forward_s":0.0125,"layer_backward_s":0.025},"fault_studies":[{"name":"flaky","samples":3,"baseline_s":4.257,)"
             R"("mean_s":4.533333333333333,"p50_s":4.4,"p90_s":4.9,"max_s":4.9,)"
             R"("mean_slowdown":1.0649126928196697,"times_s":[4.3,4.9,4.4]}]})");
 }
@@ -117,7 +123,7 @@ TEST(DriverTest, ReaderRejectsWhatTheWriterNeverWrites) {
 TEST(DriverTest, TableAndCsvRows) {
   PointResult r = trainingResult();
   EXPECT_EQ(csvRow(r), R"("train","shapes","tp=4 gpu=a100","training",true,"",16,73839304704,85899345920,)"
-                       R"(4.257,0.582,61575.5,3.1,1e-05,0.1,,,)");
+                       R"(4.257,0.582,61575.5,3.1,1e-05,0.1,1.057,,,)");
   std::string row;
   llvm::raw_string_ostream os(row);
   printResultRow(r, os);
@@ -128,7 +134,7 @@ TEST(DriverTest, TableAndCsvRows) {
   r.memory.reset();
   r.feasible = false;
   r.reason = "say \"no\"";
-  EXPECT_EQ(csvRow(r), R"("train","shapes","tp=4 gpu=a100","training",false,"say 'no'",16,,,,,,,,,,,)");
+  EXPECT_EQ(csvRow(r), R"("train","shapes","tp=4 gpu=a100","training",false,"say 'no'",16,,,,,,,,,,,,)");
 }
 
 TEST(DriverTest, NumberForms) {

@@ -44,7 +44,8 @@ PointResult makeResult(const ExperimentPoint &p, const RunResult *run) {
   if (run->simulated && r.workload == Workload::Training)
     r.training = PointResult::Training{run->stepTime,    run->mfu,         run->tokensPerSecond,
                                        run->computeTime, run->exposedComm, run->bubble,
-                                       run->idle,        run->layerForward,  run->layerBackward};
+                                       run->idle,        run->layerForward,  run->layerBackward,
+                                       run->exposedByGroup};
   if (run->simulated && r.workload == Workload::Inference)
     r.inference = PointResult::Inference{run->ttft, run->itl, run->total, run->tokensPerSecond};
   r.faultStudies = run->faultStudies;
@@ -86,6 +87,11 @@ std::string resultJson(const PointResult &r, llvm::StringRef fingerprint) {
         writeNumber(j, "exposed_communication_s", t->exposedComm);
         writeNumber(j, "pipeline_bubble_s", t->bubble);
         writeNumber(j, "idle_s", t->idle);
+        j.attributeObject("exposed_by_group_s", [&] {
+          const ExposedByGroup &e = t->exposedByGroup;
+          for (auto [name, s] : {std::pair{"tp", e.tp}, {"cp", e.cp}, {"pp", e.pp}, {"dp", e.dp}, {"ep", e.ep}})
+            writeNumber(j, name, s);
+        });
         writeNumber(j, "layer_forward_s", t->layerForward);
         writeNumber(j, "layer_backward_s", t->layerBackward);
       });
@@ -150,6 +156,11 @@ static bool fromJSON(const llvm::json::Value &v, Value &out, llvm::json::Path p)
   return o.map("dist", out.s) && o.map("args", out.items);
 }
 
+static bool fromJSON(const llvm::json::Value &v, ExposedByGroup &e, llvm::json::Path p) {
+  llvm::json::ObjectMapper o(v, p);
+  return o && o.map("tp", e.tp) && o.map("cp", e.cp) && o.map("pp", e.pp) && o.map("dp", e.dp) && o.map("ep", e.ep);
+}
+
 /// Reads the figures of a simulated training point: at the top level, and
 /// rank 0's breakdown in an object of its own.
 static bool readTraining(const llvm::json::Value &v, PointResult::Training &t, llvm::json::Path p) {
@@ -163,7 +174,7 @@ static bool readTraining(const llvm::json::Value &v, PointResult::Training &t, l
   return top.map("step_time_s", t.stepTime) && top.map("mfu", t.mfu) && top.map("tokens_per_s", t.tokensPerSecond) &&
          b && b.map("compute_s", t.computeTime) && b.map("exposed_communication_s", t.exposedComm) &&
          b.map("pipeline_bubble_s", t.bubble) && b.map("idle_s", t.idle) && b.map("layer_forward_s", t.layerForward) &&
-         b.map("layer_backward_s", t.layerBackward);
+         b.map("layer_backward_s", t.layerBackward) && b.map("exposed_by_group_s", t.exposedByGroup);
 }
 
 static bool readInference(const llvm::json::Value &v, PointResult::Inference &i, llvm::json::Path p) {

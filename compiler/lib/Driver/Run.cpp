@@ -27,11 +27,32 @@
 namespace rapid {
 namespace {
 
-void trainingFigures(RunResult &r, const engine::SimResult &sim, const ir::Program &prog, const ExperimentPoint &p) {
+ExposedByGroup exposedByGroup(const engine::RankResult &r0, const std::map<int, ir::Group> &kinds) {
+  ExposedByGroup out;
+  for (auto [id, ns] : r0.exposedByGroupNs) {
+    auto it = kinds.find(int(id));
+    ir::Group kind = id == engine::kP2pGroup ? ir::Group::PP : it != kinds.end() ? it->second : ir::Group::None;
+    double s = double(ns) * 1e-9;
+    switch (kind) {
+    case ir::Group::TP: out.tp += s; break;
+    case ir::Group::CP: out.cp += s; break;
+    case ir::Group::PP: out.pp += s; break;
+    case ir::Group::DP:
+    case ir::Group::DPCP: out.dp += s; break;
+    case ir::Group::EP: out.ep += s; break;
+    case ir::Group::None: break;
+    }
+  }
+  return out;
+}
+
+void trainingFigures(RunResult &r, const engine::SimResult &sim, const std::map<int, ir::Group> &kinds,
+                     const ir::Program &prog, const ExperimentPoint &p) {
   r.stepTime = double(sim.totalNs) * 1e-9;
   const engine::RankResult &r0 = sim.ranks.front();
   r.computeTime = double(r0.computeNs) * 1e-9;
   r.exposedComm = double(r0.exposedCommNs) * 1e-9;
+  r.exposedByGroup = exposedByGroup(r0, kinds);
   r.bubble = double(r0.peerWaitNs) * 1e-9;
   r.idle = double(r0.idleNs) * 1e-9;
   const GpuSpec &gpu = p.gpu;
@@ -85,14 +106,17 @@ constexpr double kFlattenedLimit = 2e6;
 enum class Spans { None, Rank0, All };
 
 /// Simulates `prog` on the point's network with its faults and `extra` ones.
+/// `kinds` receives what rank 0's communicator groups are.
 llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const ExperimentPoint &point, Spans spans,
-                                           const std::string &timeline, const std::vector<net::Fault> &extra = {}) {
+                                           const std::string &timeline, const std::vector<net::Fault> &extra,
+                                           std::map<int, ir::Group> &kinds) {
   net::Topology topo(networkSpec(point));
   if (llvm::Error e = run::applyPointFaults(point, topo)) return e;
   if (!extra.empty())
     if (llvm::Error e = net::applyFaults("random faults", extra, topo)) return e;
   llvm::Expected<run::Simulation> sim = run::buildSimulation(prog, point);
   if (!sim) return sim.takeError();
+  kinds = sim->rank0Kinds;
   net::Network network(topo, net::NetMode::Congestion);
   engine::SimOptions so;
   so.recordTimeline = spans == Spans::All || !timeline.empty();
@@ -110,20 +134,21 @@ llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const Experi
 /// for training also the first layer's times (`layer`).
 llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const ExperimentPoint &point,
                                                 bool hierarchical, const std::string &timeline,
-                                                const std::vector<net::Fault> &extra, std::pair<double, double> &layer) {
+                                                const std::vector<net::Fault> &extra, std::pair<double, double> &layer,
+                                                std::map<int, ir::Group> &kinds) {
   RankLayout layout(prog.layout);
-  if (!point.isTraining()) return simulate(prog, point, Spans::All, timeline, extra);
+  if (!point.isTraining()) return simulate(prog, point, Spans::All, timeline, extra, kinds);
   if (!hierarchical) {
-    llvm::Expected<engine::SimResult> res = simulate(prog, point, Spans::Rank0, timeline, extra);
+    llvm::Expected<engine::SimResult> res = simulate(prog, point, Spans::Rank0, timeline, extra, kinds);
     if (res) layer = run::firstLayerTimes(run::blockTimes(prog, *res, layout));
     return res;
   }
   ir::Program probe = run::probeProgram(prog);
-  llvm::Expected<engine::SimResult> layers = simulate(probe, point, Spans::All, "", extra);
+  llvm::Expected<engine::SimResult> layers = simulate(probe, point, Spans::All, "", extra, kinds);
   if (!layers) return layers.takeError();
   run::BlockTimes times = run::blockTimes(probe, *layers, layout);
   layer = run::firstLayerTimes(times);
-  return simulate(run::pipelineProgram(prog, times), point, Spans::None, timeline, extra);
+  return simulate(run::pipelineProgram(prog, times), point, Spans::None, timeline, extra, kinds);
 }
 
 /// The time a run reports: step time for training, total latency for inference.
@@ -144,13 +169,14 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
                                 (opts.mode == SimMode::Auto && flattenedNodes(prog) * runs > kFlattenedLimit));
   auto figures = [&](std::vector<net::Fault> extra, const std::string &timeline) -> llvm::Expected<RunResult> {
     std::pair<double, double> layer{0, 0};
-    llvm::Expected<engine::SimResult> res = simulatePoint(prog, point, r.hierarchical, timeline, extra, layer);
+    std::map<int, ir::Group> kinds;
+    llvm::Expected<engine::SimResult> res = simulatePoint(prog, point, r.hierarchical, timeline, extra, layer, kinds);
     if (!res) return res.takeError();
     RunResult out = r;
     out.simulated = true;
     out.events = res->events;
     std::tie(out.layerForward, out.layerBackward) = layer;
-    training ? trainingFigures(out, *res, prog, point) : inferenceFigures(out, *res, prog, point);
+    training ? trainingFigures(out, *res, kinds, prog, point) : inferenceFigures(out, *res, prog, point);
     return out;
   };
   llvm::Expected<RunResult> base = figures({}, opts.timeline);

@@ -17,6 +17,7 @@ llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const Experi
   emit::Groups groups(prog, layout);
   Simulation sim;
   sim.groups = groups.runtimeGroups();
+  sim.rank0Kinds = groups.kindsOf(0);
   ChakraProtoMsg::Node node; // reused for every node of every rank
   for (int64_t r = 0; r < layout.ranks(); ++r) {
     const ir::Graph &g = prog.stages[layout.coord(r, ir::Group::PP)];

@@ -12,6 +12,7 @@ namespace rapid::run {
 struct Simulation {
   trace::Workload workload;
   coll::CommGroups groups;
+  std::map<int, ir::Group> rank0Kinds; ///< what each of rank 0's groups is
 };
 
 /// Every rank's graph, built through the same Chakra nodes the emitter

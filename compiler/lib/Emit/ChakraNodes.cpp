@@ -31,6 +31,13 @@ Groups::Groups(const ir::Program &prog, const RankLayout &layout) {
   }
 }
 
+std::map<int, ir::Group> Groups::kindsOf(int64_t rank) const {
+  std::map<int, ir::Group> out;
+  for (auto it = byRank.lower_bound({rank, ir::Group::None}); it != byRank.end() && it->first.first == rank; ++it)
+    out.emplace(entries[it->second].id, it->first.second); // the first kind (enum order) names a shared group
+  return out;
+}
+
 coll::CommGroups Groups::runtimeGroups() const {
   coll::CommGroups out;
   for (const Entry &e : entries) out.members[uint32_t(e.id)] = std::vector<int>(e.members.begin(), e.members.end());

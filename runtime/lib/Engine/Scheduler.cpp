@@ -4,6 +4,7 @@
 #include "rapid/Support/SimTime.h"
 
 #include <cmath>
+#include <utility>
 
 namespace rapid::engine {
 
@@ -86,13 +87,34 @@ void Simulator::tryIssue(uint32_t r) {
 /// (a receive posted before its send: the pipeline bubble) or idle.
 void Simulator::account(RankState &s) {
   int64_t dt = now_ - s.lastChangePs;
-  if (s.activeCompute)
+  if (s.activeCompute) {
     s.computePs += dt;
-  else if (s.activeComm)
+  } else if (s.activeComm) {
     s.exposedPs += dt;
-  else if (s.peerWaits)
+    int64_t groups = 0;
+    for (const RankState::GroupComm &g : s.groups) groups += g.active > 0;
+    int64_t share = dt / groups, rest = dt - share * groups;
+    for (RankState::GroupComm &g : s.groups)
+      if (g.active > 0) g.exposedPs += share + std::exchange(rest, 0);
+  } else if (s.peerWaits) {
     s.peerWaitPs += dt;
+  }
   s.lastChangePs = now_;
+}
+
+static uint32_t commGroup(const TraceNode &n) { return n.kind == NodeKind::Coll ? n.pgName : kP2pGroup; }
+
+void Simulator::commStarts(RankState &s, uint32_t group) {
+  ++s.activeComm;
+  for (RankState::GroupComm &g : s.groups)
+    if (g.group == group) return void(++g.active);
+  s.groups.push_back({group, 1, 0});
+}
+
+void Simulator::commEnds(RankState &s, uint32_t group) {
+  --s.activeComm;
+  for (RankState::GroupComm &g : s.groups)
+    if (g.group == group) return void(--g.active);
 }
 
 static bool isComm(NodeKind k) {
@@ -105,7 +127,8 @@ void Simulator::issue(uint32_t r, uint32_t idx) {
   ++queueOf(s, n).busy;
   account(s);
   s.activeCompute += n.kind == NodeKind::Comp;
-  s.activeComm += isComm(n.kind) && n.kind != NodeKind::Recv; // issueRecv says which a receive is
+  if (isComm(n.kind) && n.kind != NodeKind::Recv) // issueRecv says which a receive is
+    commStarts(s, commGroup(n));
   s.startPs[idx] = now_;
   s.state[idx] = kRunning;
   switch (n.kind) {
@@ -136,7 +159,7 @@ void Simulator::complete(uint32_t r, uint32_t idx) {
   --queueOf(s, n).busy;
   account(s);
   s.activeCompute -= n.kind == NodeKind::Comp;
-  s.activeComm -= isComm(n.kind);
+  if (isComm(n.kind)) commEnds(s, commGroup(n));
   if (opts_.recordTimeline || int64_t(r) == opts_.recordRank)
     spans_.push_back(Span{r, idx, s.startPs[idx], now_, laneOf(n)});
   s.state[idx] = kDone;

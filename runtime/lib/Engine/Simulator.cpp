@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace rapid::engine {
 
 using trace::NodeKind;
@@ -107,7 +109,7 @@ void Simulator::issueSend(uint32_t r, uint32_t idx) {
     RankState &d = ranks_[ch.dstRank];
     account(d);
     --d.peerWaits;
-    ++d.activeComm;
+    commStarts(d, kP2pGroup);
   }
   m.srcRank = r;
   m.srcNode = idx;
@@ -119,7 +121,7 @@ void Simulator::issueRecv(uint32_t r, uint32_t idx) {
   Channel &ch = channels_[channelFor(n.commSrc, r, n.commTag, n.commSize)];
   RankState &s = ranks_[r];
   if (ch.recvsPosted++ < ch.sendsIssued)
-    ++s.activeComm; // its data is on the way, or in
+    commStarts(s, kP2pGroup); // its data is on the way, or in
   else
     ++s.peerWaits;
   if (ch.arrived) {
@@ -191,8 +193,11 @@ SimResult Simulator::collectResults() {
   out.events = queue_.pushed();
   auto ns = [](int64_t ps) { return (ps + 500) / 1000; };
   for (auto &s : ranks_) {
-    RankResult r{ns(s.finishPs), ns(s.computePs), ns(s.exposedPs), ns(s.peerWaitPs), 0};
+    RankResult r{ns(s.finishPs), ns(s.computePs), ns(s.exposedPs), ns(s.peerWaitPs), 0, {}};
     r.idleNs = r.finishNs - r.computeNs - r.exposedCommNs - r.peerWaitNs;
+    for (const RankState::GroupComm &g : s.groups)
+      if (g.exposedPs > 0) r.exposedByGroupNs.emplace_back(g.group, ns(g.exposedPs));
+    std::sort(r.exposedByGroupNs.begin(), r.exposedByGroupNs.end());
     out.totalNs = std::max(out.totalNs, r.finishNs);
     out.ranks.push_back(r);
   }

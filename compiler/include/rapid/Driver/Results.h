@@ -43,6 +43,7 @@ struct PointResult {
     double stepTime = 0, mfu = 0, tokensPerSecond = 0;
     double computeTime = 0, exposedComm = 0, bubble = 0, idle = 0; ///< rank 0's breakdown
     double layerForward = 0, layerBackward = 0;         ///< rank 0's first layer, microbatch 0
+    ExposedByGroup exposedByGroup;                      ///< exposedComm by group kind
   };
   std::optional<Training> training;
 

@@ -28,6 +28,13 @@ struct FaultStudy {
   double mean() const;
 };
 
+/// Rank 0's exposed communication by the kind of group it ran in; the
+/// gradient reduction over DP and CP ranks together counts as dp. Time with
+/// several groups communicating is split evenly among them.
+struct ExposedByGroup {
+  double tp = 0, cp = 0, pp = 0, dp = 0, ep = 0;
+};
+
 struct RunResult {
   MemoryReport memory;
   bool simulated = false;
@@ -35,6 +42,7 @@ struct RunResult {
   double stepTime = 0;      ///< seconds per step (slowest rank)
   double computeTime = 0;   ///< rank 0: busy computing
   double exposedComm = 0;   ///< rank 0: communicating with nothing to overlap
+  ExposedByGroup exposedByGroup; ///< exposedComm by group kind
   double bubble = 0;        ///< rank 0: waiting on a peer stage's send (the pipeline bubble)
   double idle = 0;          ///< rank 0: the rest (nothing ready, or a collective's peers)
   /// Rank 0's first layer, microbatch 0: its forward, and its backward with

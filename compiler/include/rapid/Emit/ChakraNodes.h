@@ -30,6 +30,9 @@ public:
   Groups(const ir::Program &prog, const RankLayout &layout);
   const Entry &of(int64_t rank, ir::Group g) const { return entries[byRank.at({rank, g})]; }
   const std::vector<Entry> &all() const { return entries; }
+  /// The group id of each kind `rank` communicates in (PP has none: sends
+  /// and receives name their peer). Kinds with the same members share one.
+  std::map<int, ir::Group> kindsOf(int64_t rank) const;
   /// The groups as the runtime reads them (and comm_groups.json holds them).
   coll::CommGroups runtimeGroups() const;
 

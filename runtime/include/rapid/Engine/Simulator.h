@@ -52,7 +52,13 @@ struct SimOptions {
 /// pipeline bubble); anything else (nothing ready, or a collective's peers).
 struct RankResult {
   int64_t finishNs = 0, computeNs = 0, exposedCommNs = 0, peerWaitNs = 0, idleNs = 0;
+  /// exposedCommNs by communicator group (kP2pGroup: sends and receives),
+  /// ascending; time with several groups communicating is split evenly.
+  std::vector<std::pair<uint32_t, int64_t>> exposedByGroupNs;
 };
+
+/// The group that point-to-point sends and receives count under.
+constexpr uint32_t kP2pGroup = UINT32_MAX;
 
 /// Which resource a node occupies while it runs.
 enum class Lane : uint8_t { Compute, Cpu, Comm, Free };
@@ -98,6 +104,13 @@ private:
     uint32_t remaining = 0;
     int activeCompute = 0, activeComm = 0;
     int peerWaits = 0; ///< posted receives whose send is not issued yet
+    /// Per communicator group: nodes communicating now, and exposed time.
+    struct GroupComm {
+      uint32_t group;
+      int active;
+      int64_t exposedPs;
+    };
+    std::vector<GroupComm> groups;
     int64_t lastChangePs = 0, finishPs = 0, computePs = 0, exposedPs = 0, peerWaitPs = 0;
     std::map<CollKey, uint64_t> collSeq; ///< collectives issued per signature
   };
@@ -146,6 +159,9 @@ private:
   void issue(uint32_t r, uint32_t idx);
   void complete(uint32_t r, uint32_t idx);
   void account(RankState &s);
+  /// A node of `group` starts or stops moving data on rank state `s`.
+  void commStarts(RankState &s, uint32_t group);
+  void commEnds(RankState &s, uint32_t group);
   int64_t computeTimePs(const trace::TraceNode &n) const;
   void finishNodeAt(int64_t t, uint32_t r, uint32_t idx) { queue_.push(t, NodeDone, r, idx); }
 
