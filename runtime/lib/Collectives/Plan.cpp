@@ -81,8 +81,15 @@ static void appendPhase(Plan &plan, Phase phase, double bytes) {
 /// involved dimension.
 static std::vector<Phase> phaseLine(CollKind kind, const std::vector<std::vector<int>> &dims,
                                     uint32_t involved, int groupSize,
-                                    const AlgorithmTable &algos) {
+                                    const AlgorithmTable &algos, const GroupGrid *grid) {
   std::vector<Phase> line;
+  if (groupSize > 0 && grid) {
+    for (int a = 0; a < int(grid->axes.size()); ++a) {
+      const GroupGrid::Axis &ax = grid->axes[a];
+      line.push_back(Phase{PhaseOp::AllToAll, algos.pick(kind, ax.dim), -1, ax.size, ax.stride, a});
+    }
+    return line;
+  }
   if (groupSize > 0) {
     // One phase over the group's ranks, with the algorithm of the outermost
     // dimension the group spans (a group inside one dimension: that one's).
@@ -103,8 +110,9 @@ static std::vector<Phase> phaseLine(CollKind kind, const std::vector<std::vector
 }
 
 Plan planCollective(CollKind kind, double chunkBytes, const std::vector<std::vector<int>> &dims,
-                    uint32_t involved, int groupSize, const AlgorithmTable &algos) {
-  std::vector<Phase> line = phaseLine(kind, dims, involved, groupSize, algos);
+                    uint32_t involved, int groupSize, const AlgorithmTable &algos,
+                    const GroupGrid *grid) {
+  std::vector<Phase> line = phaseLine(kind, dims, involved, groupSize, algos, grid);
   Plan plan;
   double bytes = chunkBytes;
   // Each phase's input is the previous phase's output: RS divides it by p,

@@ -30,7 +30,7 @@ void Simulator::createInstance(Instance &inst, const TraceNode &n) {
   inst.chunks = uint32_t(opts_.system.splits);
   int groupSize = inst.members ? int(inst.members->size()) : 0;
   inst.plan = coll::planCollective(n.coll(), double(n.commSize) / inst.chunks, dims,
-                                   n.involvedDims, groupSize, opts_.system.algorithms);
+                                   n.involvedDims, groupSize, opts_.system.algorithms, inst.grid);
   inst.numSteps = uint32_t(inst.plan.steps.size());
   // Receive counters are 16-bit to keep large instances small.
   for (const auto &st : inst.plan.steps)
@@ -59,8 +59,11 @@ uint32_t Simulator::findInstance(uint32_t r, const TraceNode &n, uint32_t group)
     inst.involved = n.involvedDims;
     inst.group = group;
     inst.seq = seq;
-    if (group)
+    if (group) {
       inst.members = &groups_.members.at(group);
+      auto grid = grids_.find(group);
+      inst.grid = grid != grids_.end() ? &grid->second : nullptr;
+    }
     createInstance(inst, n);
     instances_.push_back(std::move(inst));
   }
@@ -142,6 +145,8 @@ void Simulator::startCollective(uint32_t r, uint32_t idx) {
 Simulator::Place Simulator::placeOf(const Instance &inst, const coll::Phase &ph,
                                     uint32_t member) const {
   uint32_t rank = rankOf(inst, member);
+  if (ph.gridAxis >= 0)
+    return Place{rank, int(inst.grid->linear[member]), inst.grid->pos(member, ph.gridAxis)};
   if (ph.dim < 0)
     return Place{rank, int(member), int(member)};
   int local = net_.topology().coord(int(rank), ph.dim);
@@ -182,9 +187,9 @@ void Simulator::sendStep(uint32_t id, uint32_t member, uint32_t chunk, uint32_t 
   // A peer differs from us only in the phase's axis.
   coll::forEachPeer(st, ph.size, at.pos, chunk, [&](int peerPos) {
     int peerLocal = at.local + (peerPos - at.pos) * ph.axisStride;
-    uint32_t peerMember = ph.dim >= 0
-                              ? uint32_t(net_.topology().withCoord(int(at.rank), ph.dim, peerLocal))
-                              : uint32_t(peerPos);
+    uint32_t peerMember = ph.dim >= 0        ? uint32_t(net_.topology().withCoord(int(at.rank), ph.dim, peerLocal))
+                          : ph.gridAxis >= 0 ? inst.grid->member[uint32_t(peerLocal)]
+                                             : uint32_t(peerPos);
     Message m;
     m.bytes = st.bytes;
     m.inst = id;

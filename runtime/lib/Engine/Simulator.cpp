@@ -21,6 +21,7 @@ Simulator::Simulator(const trace::Workload &w, net::Network &net, const coll::Co
     pos.assign(w_.ranks.size(), -1);
     for (size_t i = 0; i < members.size(); ++i)
       pos[members[i]] = int32_t(i);
+    if (std::optional<coll::GroupGrid> g = coll::groupGrid(members, net_.topology())) grids_.emplace(id, std::move(*g));
   }
 }
 

@@ -13,8 +13,10 @@
 //   ALL_REDUCE     RS on d0, RS on d1, ..., then AG back from the last to d0
 //   REDUCE_SCATTER RS on d0, d1, ...        ALL_GATHER AG on d0, d1, ...
 //   ALL_TO_ALL     A2A on each dimension with the whole buffer
-// A communicator group is one phase (or RS+AG) over its rank list, with the
-// algorithm of the outermost dimension the group spans.
+// A communicator group that is a grid over two or more network axes
+// (GroupGrid.h) runs the same way, one phase per axis of the grid; any other
+// group is one phase (or RS+AG) over its rank list, with the algorithm of
+// the outermost dimension the group spans.
 //
 // Per-step bytes, for a phase of p ranks whose input is B bytes per chunk:
 //   ring RS: p-1 steps of B/p     ring AG: p-1 steps of B (B = shard)
@@ -33,6 +35,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "rapid/Collectives/GroupGrid.h"
 #include "rapid/Trace/Graph.h"
 
 #include "llvm/Support/Error.h"
@@ -55,7 +58,8 @@ struct Phase {
   Algorithm algo;
   int dim = -1;       ///< network dimension, or -1 for the instance's group list
   int size = 1;       ///< participants p
-  int axisStride = 1; ///< within the dimension: local-index stride of this axis
+  int axisStride = 1; ///< within the dimension (or the group's grid): stride of this axis
+  int gridAxis = -1;  ///< >= 0: a phase along this axis of the group's grid
 };
 
 struct Step {
@@ -114,10 +118,12 @@ struct Plan {
 
 /// dims: the axes of each network dimension ({8} for a ring, {4, 4} for a
 /// 2-D torus); involved: bitmask; groupSize > 0 plans over a communicator
-/// group instead. chunkBytes: what one chunk carries of comm_size (with
-/// comm_size's per-collective meaning).
+/// group instead, one phase per axis of `grid` when the group is one.
+/// chunkBytes: what one chunk carries of comm_size (with comm_size's
+/// per-collective meaning).
 Plan planCollective(trace::CollKind kind, double chunkBytes,
                     const std::vector<std::vector<int>> &dims,
-                    uint32_t involved, int groupSize, const AlgorithmTable &algos);
+                    uint32_t involved, int groupSize, const AlgorithmTable &algos,
+                    const GroupGrid *grid = nullptr);
 
 } // namespace rapid::coll

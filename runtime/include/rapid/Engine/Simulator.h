@@ -123,6 +123,7 @@ private:
     coll::Plan plan;
     uint32_t chunks = 1, numSteps = 0, membersLeft = 0, membersJoined = 0;
     const std::vector<int> *members = nullptr; ///< null: every rank
+    const coll::GroupGrid *grid = nullptr;     ///< the group's grid, when it is one
     std::vector<uint32_t> node;                ///< per member; kNone until joined
     std::vector<uint8_t> running;              ///< per member: issued on its stream
     std::vector<uint32_t> curStep;             ///< per member and chunk
@@ -208,6 +209,7 @@ private:
   std::map<std::pair<CollKey, uint64_t>, uint32_t> instanceIndex_;
   std::set<uint32_t> fullInstances_; ///< every member joined, not yet started
   std::map<uint32_t, std::vector<int32_t>> groupPos_; ///< group -> position per rank (-1)
+  std::map<uint32_t, coll::GroupGrid> grids_;         ///< the groups that are grids
   std::vector<Message> messages_;
   std::vector<uint32_t> freeMessages_;
   std::vector<Channel> channels_;
