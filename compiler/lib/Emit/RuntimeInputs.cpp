@@ -36,8 +36,19 @@ engine::SystemConfig systemConfig(const ExperimentPoint &p) {
     }
     chosen |= d.algorithm != CollectiveAlgorithm::Auto;
   }
-  if (chosen) // otherwise the runtime's default, as Astra-Sim files without the keys
-    for (auto &kind : cfg.algorithms.perKind) kind = perDim;
+  if (!chosen) return cfg; // the runtime's default, as Astra-Sim files without the keys
+  // A dimension's algorithm is NCCL's choice for it: trees make only
+  // all-reduces (all-gather and reduce-scatter stay rings), and all-to-all
+  // is always direct (every peer sent to at once).
+  auto [allReduce, allGather, reduceScatter, allToAll] = std::tie(
+      cfg.algorithms.perKind[0], cfg.algorithms.perKind[1], cfg.algorithms.perKind[2], cfg.algorithms.perKind[3]);
+  allReduce = perDim;
+  for (coll::Algorithm a : perDim) {
+    coll::Algorithm notTree = a == coll::Algorithm::DoubleBinaryTree ? coll::Algorithm::Ring : a;
+    allGather.push_back(notTree);
+    reduceScatter.push_back(notTree);
+    allToAll.push_back(coll::Algorithm::Direct);
+  }
   return cfg;
 }
 

@@ -5,6 +5,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <bit>
+
 namespace rapid::sema {
 
 FieldValues Sema::resolveFields(const Record &r, const FieldValues *overrides) {
@@ -109,6 +111,7 @@ TopologySpec Sema::resolveTopology(const Record &r, const FieldValues *overrides
     dim.extents = std::move(extents);
     dim.size = size;
     checkFatTreeFields(dim, d.stmt->name.range);
+    checkAlgorithm(dim, d.stmt->name.range);
     t.gpus *= size;
     t.dims.push_back(std::move(dim));
   }
@@ -128,6 +131,20 @@ void Sema::checkFatTreeFields(const DimensionSpec &d, llvm::SMRange at) {
   if (d.leafSize > d.size)
     diags.report(DiagID::BadCall, at,
                  fmt::format("leaf_size = {} exceeds the {} ranks of dimension '{}'", d.leafSize, d.size, d.name));
+}
+
+/// Halving-doubling pairs ranks by bit: every axis of the dimension (so
+/// every group along it) must hold a power of two.
+void Sema::checkAlgorithm(const DimensionSpec &d, llvm::SMRange at) {
+  if (d.algorithm != CollectiveAlgorithm::HalvingDoubling) return;
+  for (int64_t extent : d.extents)
+    if (!std::has_single_bit(uint64_t(extent))) {
+      diags.report(DiagID::BadCall, at,
+                   fmt::format("algorithm = halving_doubling pairs ranks by bit, but dimension '{}' has an axis of {} "
+                               "ranks, not a power of two",
+                               d.name, extent));
+      return;
+    }
 }
 
 FaultsSpec Sema::resolveFaults(const Record &r) {

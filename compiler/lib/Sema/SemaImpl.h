@@ -184,6 +184,7 @@ public:
   TopologySpec resolveTopology(const Record &r, const FieldValues *overrides);
   FaultsSpec resolveFaults(const Record &r);
   /// leaf_size and oversubscription shape a FatTree and nothing else.
+  void checkAlgorithm(const DimensionSpec &d, llvm::SMRange at);
   void checkFatTreeFields(const DimensionSpec &dim, llvm::SMRange at);
   // Checks.cpp: feasibility problems of a resolved point.
   struct Problem {

@@ -4,6 +4,8 @@
 
 #include <bit>
 
+#include <fmt/format.h>
+
 namespace rapid::coll {
 
 using trace::CollKind;
@@ -38,8 +40,8 @@ static int kindSlot(CollKind k) {
 
 Algorithm AlgorithmTable::pick(CollKind k, int dim) const {
   const auto &list = perKind[kindSlot(k)];
-  if (list.empty())
-    return Algorithm::Ring;
+  if (list.empty()) // no system file says: rings, and direct all-to-all as NCCL sends it
+    return kindSlot(k) == 3 ? Algorithm::Direct : Algorithm::Ring;
   return list[std::min<size_t>(size_t(std::max(dim, 0)), list.size() - 1)];
 }
 
@@ -47,11 +49,12 @@ Algorithm AlgorithmTable::pick(CollKind k, int dim) const {
 /// shard for all-gather).
 static void appendPhase(Plan &plan, Phase phase, double bytes) {
   int p = phase.size;
-  // Halving-doubling pairs ranks by bit; other sizes use the ring. Trees
-  // only make whole all-reduces.
-  if ((phase.algo == Algorithm::HalvingDoubling && !std::has_single_bit(unsigned(p))) ||
-      (phase.algo == Algorithm::DoubleBinaryTree && phase.op != PhaseOp::AllReduce))
-    phase.algo = Algorithm::Ring;
+  // Halving-doubling pairs ranks by bit (trees make only all-reduces and
+  // the readers reject them for the other kinds).
+  if (phase.algo == Algorithm::HalvingDoubling && !std::has_single_bit(unsigned(p)) && plan.problem.empty())
+    plan.problem = fmt::format("halvingDoubling pairs ranks by bit and needs a power-of-two number of them, but a "
+                               "phase {} has {}",
+                               phase.dim >= 0 ? fmt::format("in dimension {}", phase.dim) : std::string("of the group"), p);
   uint16_t index = uint16_t(plan.phases.size());
   plan.phases.push_back(phase);
   auto add = [&](Pattern pat, uint32_t mask, double b, uint32_t expected) {
@@ -62,6 +65,11 @@ static void appendPhase(Plan &plan, Phase phase, double bytes) {
     plan.steps.push_back(Step{index, Pattern::TreeGather, 0, bytes, 0, 0});
     plan.steps.push_back(Step{index, Pattern::TreeUp, 0, bytes, 0, -1});
     plan.steps.push_back(Step{index, Pattern::TreeDown, 0, bytes, 0, -1});
+  } else if (phase.op == PhaseOp::AllToAll && phase.algo == Algorithm::Ring) {
+    // Astra-Sim's ring all-to-all: the block for the rank k hops on travels
+    // k hops, forwarded one hop per step: p(p-1)/2 steps of B/p.
+    for (int k = 0; k < p * (p - 1) / 2; ++k)
+      add(Pattern::Next, 0, bytes / p, 1);
   } else if (phase.op == PhaseOp::AllToAll || phase.algo == Algorithm::Direct) {
     add(Pattern::All, 0, rs || phase.op == PhaseOp::AllToAll ? bytes / p : bytes, uint32_t(p - 1));
   } else if (phase.algo == Algorithm::Ring) {

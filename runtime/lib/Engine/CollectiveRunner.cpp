@@ -22,7 +22,7 @@ uint32_t Simulator::rankOf(const Instance &inst, uint32_t member) const {
   return inst.members ? uint32_t((*inst.members)[member]) : member;
 }
 
-void Simulator::createInstance(Instance &inst, const TraceNode &n) {
+void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
   const auto &topo = net_.topology();
   std::vector<std::vector<int>> dims;
   for (const auto &d : topo.spec().dims)
@@ -32,11 +32,13 @@ void Simulator::createInstance(Instance &inst, const TraceNode &n) {
   inst.plan = coll::planCollective(n.coll(), double(n.commSize) / inst.chunks, dims,
                                    n.involvedDims, groupSize, opts_.system.algorithms, inst.grid);
   inst.numSteps = uint32_t(inst.plan.steps.size());
+  if (!inst.plan.problem.empty())
+    fail(w_.ranks[r], n, fmt::format("{} of {} B: {}", trace::collKindName(n.coll()), n.commSize, inst.plan.problem));
   // Receive counters are 16-bit to keep large instances small.
   for (const auto &st : inst.plan.steps)
     if (st.expected > UINT16_MAX)
-      fail(fmt::format("a collective step waits for {} messages; at most {} are supported",
-                       st.expected, UINT16_MAX));
+      fail(w_.ranks[r], n, fmt::format("a collective step waits for {} messages; at most {} are supported",
+                                       st.expected, UINT16_MAX));
   size_t members = inst.members ? inst.members->size() : size_t(topo.numRanks());
   inst.membersLeft = uint32_t(members);
   inst.node.assign(members, kNone);
@@ -64,7 +66,7 @@ uint32_t Simulator::findInstance(uint32_t r, const TraceNode &n, uint32_t group)
       auto grid = grids_.find(group);
       inst.grid = grid != grids_.end() ? &grid->second : nullptr;
     }
-    createInstance(inst, n);
+    createInstance(inst, r, n);
     instances_.push_back(std::move(inst));
   }
   return it->second;

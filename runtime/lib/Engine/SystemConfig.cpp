@@ -31,6 +31,15 @@ llvm::Error readAlgorithms(const std::string &path, const llvm::json::Object &o,
       return configError(path, fmt::format("'{}': unsupported algorithm '{}' (use ring, direct, "
                                            "halvingDoubling or doubleBinaryTree)",
                                            key, name ? name->str() : std::string("?")));
+    // Astra-Sim builds trees for all-reduce only and has no halving-doubling
+    // or tree all-to-all: say so rather than run something else.
+    llvm::StringRef k(key);
+    bool allReduce = k == "all-reduce-implementation", allToAll = k == "all-to-all-implementation";
+    if ((a == coll::Algorithm::DoubleBinaryTree && !allReduce) ||
+        (a == coll::Algorithm::HalvingDoubling && allToAll))
+      return configError(path, fmt::format("'{}': {} does not make {}s; use {}", key, coll::algorithmName(a),
+                                           k.drop_back(strlen("-implementation")).str(),
+                                           allToAll ? "ring or direct" : "ring, direct or halvingDoubling"));
     out.push_back(a);
   }
   return llvm::Error::success();

@@ -22,7 +22,9 @@
 //   ring RS: p-1 steps of B/p     ring AG: p-1 steps of B (B = shard)
 //   direct RS: 1 step, B/p to each peer; direct AG: 1 step, B to each peer
 //   halving-doubling RS: log2 p steps of B/2, B/4 ...; AG: B, 2B, 4B ...
-//   A2A: direct, B/p to each peer (its ring form would only add hops)
+//   A2A direct: 1 step, B/p to each peer; A2A ring (Astra-Sim's): p(p-1)/2
+//   steps of B/p to the next rank, each block forwarded k hops to the rank
+//   k positions on
 //   double binary tree (all-reduce only, on the last phase; earlier phases
 //   fall back to the ring): chunk c uses tree c % 2; each chunk is reduced
 //   up its tree and broadcast down, 3 steps, whole chunk per message:
@@ -114,6 +116,7 @@ struct AlgorithmTable {
 struct Plan {
   std::vector<Phase> phases;
   std::vector<Step> steps;
+  std::string problem; ///< why the plan cannot run, or empty
 };
 
 /// dims: the axes of each network dimension ({8} for a ring, {4, 4} for a

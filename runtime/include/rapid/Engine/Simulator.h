@@ -172,7 +172,7 @@ private:
   void startCollective(uint32_t r, uint32_t idx);
   void startFullInstances();
   uint32_t findInstance(uint32_t r, const trace::TraceNode &n, uint32_t group);
-  void createInstance(Instance &inst, const trace::TraceNode &n);
+  void createInstance(Instance &inst, uint32_t r, const trace::TraceNode &n);
   void runChunk(uint32_t inst, uint32_t member, uint32_t chunk);
   void sendStep(uint32_t inst, uint32_t member, uint32_t chunk, uint32_t step);
   void deliverCollective(const Message &m);
