@@ -52,8 +52,8 @@ void dgradReduceThenWgrad(Chain &c, const Shard &sh, const char *ar, const char 
 /// (fwd reads x, writes y; bwd reads x and dy, writes dx, plus the scale's
 /// reduction), but RMSNorm skips the mean: 4 / 9 FLOPs per element against
 /// LayerNorm's 7 / 14 (docs/lowering.md).
-Op norm(const Shard &sh, const char *name, bool backward) {
-  bool rms = sh.model.norm == Norm::RmsNorm;
+Op norm(const Shard &sh, const char *name, bool backward, bool layerNorm = false) {
+  bool rms = sh.model.norm == Norm::RmsNorm && !layerNorm;
   double flops = backward ? (rms ? 9 : 14) : (rms ? 4 : 7);
   return pointwise(OpKind::Norm, name, sh.actElems(), flops, backward ? 4 : 2, sh.d);
 }
@@ -152,6 +152,10 @@ void attentionForward(Chain &c, const Shard &sh) {
     return;
   }
   int64_t kv = sh.kvTokens, batch = sh.b * sh.headsLocal;
+  // ALiBi without FlashAttention (Megatron-DeepSpeed's BLOOM): the bias is
+  // the beta input of the score baddbmm, expanded into the score buffer
+  // first and read back by the GEMM. FlashAttention adds it in registers.
+  if (sh.model.alibi()) c.add(pointwise(OpKind::Softmax, "attn.alibi", sh.scoreElems(), 0, 2, sh.d));
   c.add(gemm("attn.score", sh.s, kv, sh.model.headDim, batch));
   c.add(pointwise(OpKind::Softmax, "attn.softmax", sh.scoreElems(), 5, 2, sh.d));
   if (dropout(sh)) c.add(dropoutForward(sh, "attn.probs.dropout", sh.scoreElems()));
@@ -296,12 +300,14 @@ void embeddingForward(Chain &c, const Shard &sh) {
   c.add(pointwise(OpKind::Embedding, "embed", double(sh.tokens) * sh.model.hidden, learned ? 1 : 0, learned ? 3 : 2,
                   sh.d));
   tpReduce(c, sh, "embed.tp.allreduce", "embed.sp.reducescatter"); // vocabulary-parallel lookup
+  if (sh.model.embeddingNorm) c.add(norm(sh, "embed.norm", false, /*layerNorm=*/true));
   if (dropout(sh)) c.add(dropoutForward(sh, "embed.dropout", sh.actElems()));
 }
 
 void embeddingBackward(Chain &c, const Shard &sh) {
   c.layer = -1;
   if (dropout(sh)) c.add(dropoutBackward(sh, "embed.dropout.bwd", sh.actElems()));
+  if (sh.model.embeddingNorm) c.add(norm(sh, "embed.norm.bwd", true, /*layerNorm=*/true));
   spGather(c, sh, "embed.sp.grad_allgather");
   bool learned = sh.model.learnedPositions();
   c.add(pointwise(OpKind::Embedding, "embed.wgrad", double(sh.tokens) * sh.model.hidden, learned ? 2 : 1,

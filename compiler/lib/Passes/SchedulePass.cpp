@@ -130,7 +130,7 @@ private:
     if (first(u.chunk)) {
       embeddingBackward(c, sh);
       if (lastOfChunk)
-        reduceGrads(double(sh.model.vocab) * sh.model.hidden / sh.t() + sh.positionParams(), /*flush=*/false);
+        reduceGrads(double(sh.model.vocab) * sh.model.hidden / sh.t() + sh.embeddingSideParams(), /*flush=*/false);
     } else {
       c.layer = -1;
       int64_t to = stage == 0 ? L.pp - 1 : stage - 1, toChunk = stage == 0 ? u.chunk - 1 : u.chunk;

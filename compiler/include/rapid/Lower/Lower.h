@@ -67,13 +67,15 @@ struct Shard {
     int64_t active, rows;
   };
   ExpertWork expertWork() const;
-  /// A learned position table of max_seq x h on the first stage, replicated
-  /// over TP (Megatron-LM's position embedding is not vocabulary-parallel).
-  double positionParams() const {
-    return model.learnedPositions() ? double(model.maxSeq) * double(model.hidden) : 0;
-  }
   /// Parameters of one norm: LayerNorm's scale and bias, RMSNorm's scale.
   double normParams() const { return double(model.hidden) * (model.norm == Norm::RmsNorm ? 1 : 2); }
+  /// The first stage's parameters beside the token table, replicated over
+  /// TP: a learned position table of max_seq x h (Megatron-LM's position
+  /// embedding is not vocabulary-parallel) and the embedding's LayerNorm.
+  double embeddingSideParams() const {
+    return (model.learnedPositions() ? double(model.maxSeq) * double(model.hidden) : 0) +
+           (model.embeddingNorm ? 2.0 * double(model.hidden) : 0);
+  }
   /// Parameters of one layer held by one rank (before ZeRO sharding).
   double layerParams(int64_t layer) const;
 };

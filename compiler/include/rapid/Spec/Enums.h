@@ -20,7 +20,7 @@ enum class DeclKind : uint8_t { Gpu, Model, Topology, Faults, Experiment, Sweep,
 
 enum class Activation : uint8_t { Gelu, SwiGlu, Relu };
 enum class Norm : uint8_t { LayerNorm, RmsNorm };
-enum class Position : uint8_t { Learned, Rotary, None };
+enum class Position : uint8_t { Learned, Rotary, None, Alibi };
 enum class Recompute : uint8_t { None, Selective, Full };
 enum class Schedule : uint8_t { GPipe, OneFOneB, Interleaved };
 enum class Optimizer : uint8_t { Adam, Sgd };
@@ -55,7 +55,7 @@ template <> struct EnumInfo<Norm> {
   static constexpr std::string_view names[] = {"layernorm", "rmsnorm"};
 };
 template <> struct EnumInfo<Position> {
-  static constexpr std::string_view names[] = {"learned", "rotary", "none"};
+  static constexpr std::string_view names[] = {"learned", "rotary", "none", "alibi"};
 };
 template <> struct EnumInfo<Recompute> {
   static constexpr std::string_view names[] = {"none", "selective", "full"};

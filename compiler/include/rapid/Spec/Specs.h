@@ -39,6 +39,7 @@ struct ModelSpec {
   bool gated() const { return activation == Activation::SwiGlu; } ///< three MLP matrices
   bool rotary() const { return position == Position::Rotary; }
   bool learnedPositions() const { return position == Position::Learned; }
+  bool alibi() const { return position == Position::Alibi; }
 };
 
 struct TrainingSpec {
