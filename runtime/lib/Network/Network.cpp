@@ -26,12 +26,17 @@ HopTimes Network::sendHop(int64_t now, uint32_t l, double bytes, int64_t tailRea
   LinkStats &s = stats_[l];
   int64_t start = std::max(now, s.freeAtPs);
   int64_t ser = serializationPs(l, bytes);
+  // The link reserves only its own serialisation time: while a slower
+  // upstream link trickles this message in, a switch fills the gaps with
+  // other messages' packets, so holding the link until the tail arrives
+  // would charge a fast trunk the slow link's time. FIFO reservations of
+  // `ser` each keep its throughput at or below its bandwidth.
+  s.freeAtPs = addTime(start, ser);
+  s.busyPs = addTime(s.busyPs, ser);
+  s.bytes += bytes;
+  if (recordSpans_) spans_.push_back({l, start, s.freeAtPs, bytes});
   // The link cannot send the last byte before it has received it.
   int64_t end = std::max(addTime(start, ser), tailReadyPs);
-  s.freeAtPs = end;
-  s.busyPs += end - start;
-  s.bytes += bytes;
-  if (recordSpans_) spans_.push_back({l, start, end, bytes});
   int64_t latency = topo_.links()[l].latencyPs;
   if (switching_ == Switching::StoreAndForward)
     return HopTimes{addTime(end, latency), addTime(end, latency)};

@@ -2,9 +2,11 @@
 //
 // Congestion model (docs/runtime.md): messages move hop by hop. Each directed
 // link serves messages one at a time in arrival order (FIFO); a message
-// occupies the link for bytes/bandwidth and reaches the far end one latency
-// after it leaves. Switching is cut-through by default (the next link may
-// start once the head has arrived, but cannot finish before the tail has),
+// occupies the link for bytes / the link's own bandwidth, even when a slower
+// upstream link delivers its tail later (a switch fills those gaps with other
+// messages), and reaches the far end one latency after it leaves. Switching
+// is cut-through by default (the next link may start once the head has
+// arrived, but the tail cannot leave before it has arrived),
 // or store-and-forward (the next link starts when the whole message is in,
 // Astra-Sim's congestion-aware backend). Times are integer picoseconds, so sums
 // stay exact and ties deterministic; reports round to nanoseconds. Because the engine hands requests to a link
@@ -26,7 +28,9 @@ struct HopTimes {
   int64_t headPs, tailPs;
 };
 
-/// One message occupying a link, for per-link timelines.
+/// One message occupying a link, for per-link timelines: its bytes / the
+/// link's bandwidth from when the link starts on it, so a link's spans never
+/// overlap and add up to its busy time.
 struct LinkSpan {
   uint32_t link;
   int64_t startPs, endPs;
