@@ -18,6 +18,9 @@ NETWORKS = [
     ' {"kind": "Torus2D", "shape": [2, 2], "bandwidth": "2 GB/s", "latency": "10 ns"}]}',
     '{"dimensions": [{"kind": "FatTree", "size": 4, "leaf_size": 2, "oversubscription": 2,'
     ' "bandwidth": "1 GB/s", "latency": "100 ns"}]}',
+    # Trunks faster than the rank links, and whole-packet forwarding.
+    '{"dimensions": [{"kind": "FatTree", "size": 4, "leaf_size": 2, "bandwidth": "1 GB/s",'
+    ' "latency": "100 ns", "packet": "256 B"}]}',
 ]
 COLLECTIVES = ["ALL_REDUCE", "ALL_GATHER", "REDUCE_SCATTER", "ALL_TO_ALL", "BROADCAST"]
 MODES = [[], ["--astra-compat"], ["--mode", "analytical"], ["--comm-streams", "2", "--splits", "3"]]

@@ -19,7 +19,7 @@ NetworkSpec parsed(const std::string &text) {
 } // namespace
 
 /// Every kind twice: once with defaults and no name, once with everything
-/// set (a leaf size that is not the default, fractional numbers).
+/// set (a leaf size that is not the default, a packet, fractional numbers).
 TEST(NetworkJson, WriteThenReadGivesTheSameSpec) {
   for (const TopologyKind &k : topologyKinds()) {
     SCOPED_TRACE(k.name);
@@ -37,6 +37,7 @@ TEST(NetworkJson, WriteThenReadGivesTheSameSpec) {
     full.latency = Seconds(1500.25 * 1e-9);
     full.leafSize = 4;
     full.oversubscription = 1.5;
+    full.packet = Bytes(4096);
     NetworkSpec spec{{plain, full}};
     std::string text = writeNetworkJson(spec);
     EXPECT_EQ(parsed(text), spec) << text;
@@ -47,7 +48,8 @@ TEST(NetworkJson, WritesTheCompilersKeys) {
   NetworkSpec spec = parsed(R"({"dimensions": [
     {"name": "fast", "kind": "Torus2D", "shape": [4, 2], "bandwidth": "100 GB/s", "latency": "0.5 us"},
     {"kind": "KingMesh", "size": 16, "bandwidth": "1.5 Gb/s", "latency": "1 us", "oversubscription": 2},
-    {"name": "ib", "kind": "FatTree", "size": 8, "leaf_size": 4, "bandwidth": "25 GB/s", "latency": "5 us"}]})");
+    {"name": "ib", "kind": "FatTree", "size": 8, "leaf_size": 4, "bandwidth": "25 GB/s", "latency": "5 us",
+     "packet": "4 KiB"}]})");
   EXPECT_EQ(spec.dims[1].shape, (std::vector<int>{4, 4}));
   EXPECT_EQ(writeNetworkJson(spec), R"({
   "dimensions": [
@@ -76,7 +78,8 @@ TEST(NetworkJson, WritesTheCompilersKeys) {
       "bandwidth": "25000000000 B/s",
       "latency": "5000 ns",
       "oversubscription": 1,
-      "leaf_size": 4
+      "leaf_size": 4,
+      "packet": "4096 B"
     }
   ]
 }

@@ -16,6 +16,7 @@ net::NetworkSpec networkSpec(const ExperimentPoint &p) {
     ds.latency = d.latency;
     ds.leafSize = int(d.leafSize > 0 ? d.leafSize : d.size);
     ds.oversubscription = d.oversubscription;
+    ds.packet = d.packet;
     spec.dims.push_back(std::move(ds));
   }
   return spec;

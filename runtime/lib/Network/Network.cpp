@@ -22,35 +22,53 @@ int64_t Network::serializationPs(uint32_t l, double bytes) const {
   return std::max<int64_t>(1, timeFromPs(ps - 1e-6));
 }
 
+int64_t Network::packetPs(uint32_t l, double bytes) const {
+  double packet = topo_.links()[l].packetBytes;
+  return packet > 0 ? serializationPs(l, std::min(packet, bytes)) : 0;
+}
+
 HopTimes Network::sendHop(int64_t now, uint32_t l, double bytes, int64_t tailReadyPs) {
   LinkStats &s = stats_[l];
   int64_t start = std::max(now, s.freeAtPs);
   int64_t ser = serializationPs(l, bytes);
-  // The link cannot send the last byte before it has received it.
-  int64_t end = std::max(addTime(start, ser), tailReadyPs);
-  s.freeAtPs = end;
-  s.busyPs += end - start;
+  // The link reserves only its own serialisation time: while a slower
+  // upstream link trickles this message in, a switch fills the gaps with
+  // other messages' packets, so holding the link until the tail arrives
+  // would charge a fast trunk the slow link's time. FIFO reservations of
+  // `ser` each keep its throughput at or below its bandwidth.
+  s.freeAtPs = addTime(start, ser);
+  s.busyPs = addTime(s.busyPs, ser);
   s.bytes += bytes;
-  if (recordSpans_) spans_.push_back({l, start, end, bytes});
+  if (recordSpans_) spans_.push_back({l, start, s.freeAtPs, bytes});
   int64_t latency = topo_.links()[l].latencyPs;
+  // Cut-through forwards whole packets: the next node can pass the head on
+  // once the first packet is in, and the last packet, once in, still has to
+  // be serialised here. (Store-and-forward already waits for all of it.)
+  int64_t packet = switching_ == Switching::CutThrough ? packetPs(l, bytes) : 0;
+  // The link cannot send the last byte before it has received it.
+  int64_t end = std::max(addTime(start, ser), addTime(tailReadyPs, packet));
   if (switching_ == Switching::StoreAndForward)
     return HopTimes{addTime(end, latency), addTime(end, latency)};
-  return HopTimes{addTime(start, latency), addTime(end, latency)};
+  return HopTimes{addTime(addTime(start, packet), latency), addTime(end, latency)};
 }
 
 int64_t Network::sendAlphaBeta(int64_t now, Route r, double bytes) {
-  int64_t latency = 0, serSum = 0, serMax = 0;
+  int64_t latency = 0, serSum = 0, packetSum = 0, restMax = 0;
   for (uint32_t hop = 0; hop < r.length; ++hop) {
     uint32_t l = router_.link(r, hop);
-    int64_t ser = serializationPs(l, bytes);
-    stats_[l].busyPs += ser;
+    int64_t ser = serializationPs(l, bytes), packet = packetPs(l, bytes);
+    stats_[l].busyPs = addTime(stats_[l].busyPs, ser);
     stats_[l].bytes += bytes;
     if (recordSpans_) spans_.push_back({l, now, addTime(now, ser), bytes}); // contention-free: starts at once
     latency = addTime(latency, topo_.links()[l].latencyPs);
     serSum = addTime(serSum, ser);
-    serMax = std::max(serMax, ser);
+    packetSum = addTime(packetSum, packet);
+    restMax = std::max(restMax, ser - packet);
   }
-  return addTime(addTime(now, latency), switching_ == Switching::CutThrough ? serMax : serSum);
+  // Cut-through on an idle route, as sendHop times it: every hop's latency
+  // and first packet, and the rest of the message on the slowest hop.
+  int64_t transfer = switching_ == Switching::CutThrough ? addTime(packetSum, restMax) : serSum;
+  return addTime(addTime(now, latency), transfer);
 }
 
 } // namespace rapid::net

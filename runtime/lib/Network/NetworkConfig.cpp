@@ -17,6 +17,9 @@ namespace rapid::net {
 /// Ranks are numbered in an int and simulated one state each: 2^20 is ten
 /// times the largest clusters built to date, and bounds what a file makes us build.
 constexpr int64_t kMaxRanks = int64_t(1) << 20;
+/// The language's limit::kPacket: 1 MiB is over 100 times a 9000 B jumbo
+/// frame and 16 times an IP datagram; a packet that large is a message.
+constexpr double kMaxPacketBytes = double(1 << 20);
 
 llvm::Expected<NetworkSpec> loadNetworkSpec(const std::string &path) {
   auto buf = readInputFile(path);
@@ -67,6 +70,9 @@ static llvm::Error checkDim(const std::string &path, int index, const DimSpec &d
     return bad(fmt::format("bandwidth must be from 1 B/s to 1 EB/s, not {} B/s", d.bandwidth.value()));
   if (!(d.latency.value() >= 0 && d.latency.value() <= 3600))
     return bad(fmt::format("latency must be from 0 to 1 hour, not {} s", d.latency.value()));
+  if (!(d.packet.value() >= 0 && d.packet.value() <= kMaxPacketBytes))
+    return bad(fmt::format("packet must be from 0 B (bit-level forwarding) to 1 MiB, not {} B",
+                           d.packet.value()));
   return llvm::Error::success();
 }
 
@@ -82,6 +88,21 @@ static llvm::Error checkSize(const std::string &path, const NetworkSpec &spec) {
   return llvm::Error::success();
 }
 
+/// A dimension's optional "packet": "9000 B"; 0 when absent.
+static llvm::Expected<Bytes> parsePacket(const llvm::json::Object &o) {
+  const llvm::json::Value *packet = o.get("packet");
+  if (!packet)
+    return Bytes(0);
+  std::optional<llvm::StringRef> text = packet->getAsString();
+  if (!text)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "'packet' is a string with a unit, e.g. \"9000 B\"");
+  auto bytes = parseQuantity(*text, Dim::size());
+  if (!bytes)
+    return bytes.takeError();
+  return Bytes(*bytes);
+}
+
 static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
                                             const llvm::json::Object &o) {
   DimSpec d;
@@ -90,7 +111,7 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
   };
   if (auto err = checkKeys(path, fmt::format("dimension {}", index), o,
                            {"name", "kind", "size", "shape", "bandwidth", "latency", "oversubscription",
-                            "leaf_size"}))
+                            "leaf_size", "packet"}))
     return err;
   auto kind = o.getString("kind");
   if (!kind || !parseDimKind(*kind, d.kind))
@@ -130,6 +151,10 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
     return bad(llvm::toString(latValue.takeError()));
   d.bandwidth = BytesPerSecond(*bwValue);
   d.latency = Seconds(*latValue);
+  auto packet = parsePacket(o);
+  if (!packet)
+    return bad(llvm::toString(packet.takeError()));
+  d.packet = *packet;
   if (auto err = setShape(path, index, extents, d))
     return err;
   d.leafSize = int(std::clamp<int64_t>(o.getInteger("leaf_size").value_or(d.size()), 0, INT_MAX));
@@ -192,6 +217,8 @@ std::string writeNetworkJson(const NetworkSpec &spec) {
           j.attributeEnd();
           if (d.leafSize != d.size())
             j.attribute("leaf_size", int64_t(d.leafSize));
+          if (d.packet.value() > 0)
+            j.attribute("packet", formatNumber(d.packet.value()) + " B");
         });
       }
     });

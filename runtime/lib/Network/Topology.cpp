@@ -69,6 +69,7 @@ void Topology::addLink(uint32_t a, uint32_t b, int d, BytesPerSecond bw, bool bo
   l.dim = uint16_t(d);
   l.bytesPerNs = bw.value() / 1e9;
   l.latencyPs = std::llround(spec_.dims[d].latency.value() * 1e12);
+  l.packetBytes = spec_.dims[d].packet.value();
   linkIndex_[uint64_t(a) << 32 | b] = uint32_t(links_.size());
   links_.push_back(l);
   if (both)

@@ -70,6 +70,7 @@ inline constexpr double kTokens = 1 << 24;   ///< a sequence: 16M tokens, above 
 inline constexpr double kSequences = 1 << 24; ///< sequences in a batch
 inline constexpr double kSamples = 1 << 14;  ///< Monte Carlo and decode samples: each is simulated
 inline constexpr double kBytes = 0x1p60;     ///< sizes: 1 EiB
+inline constexpr double kPacket = 0x1p20;    ///< 1 MiB: over 100x a 9000 B jumbo frame, 16x an IP datagram
 inline constexpr double kBandwidth = 1e18;   ///< 1 EB/s: a million times an NVLink 5 port
 inline constexpr double kFlops = 1e21;       ///< 1 ZFLOP/s on one GPU: 10^5 x a B200
 inline constexpr double kClock = 1e12;       ///< 1 THz

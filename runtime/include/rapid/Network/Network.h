@@ -2,9 +2,13 @@
 //
 // Congestion model (docs/runtime.md): messages move hop by hop. Each directed
 // link serves messages one at a time in arrival order (FIFO); a message
-// occupies the link for bytes/bandwidth and reaches the far end one latency
-// after it leaves. Switching is cut-through by default (the next link may
-// start once the head has arrived, but cannot finish before the tail has),
+// occupies the link for bytes / the link's own bandwidth, even when a slower
+// upstream link delivers its tail later (a switch fills those gaps with other
+// messages), and reaches the far end one latency after it leaves. Switching
+// is cut-through by default (the next link may start once the head has
+// arrived, but the tail cannot leave before it has arrived; with a packet
+// size, a hop passes the head on one packet's serialization later and the
+// last packet leaves no sooner than that after it arrived),
 // or store-and-forward (the next link starts when the whole message is in,
 // Astra-Sim's congestion-aware backend). Times are integer picoseconds, so sums
 // stay exact and ties deterministic; reports round to nanoseconds. Because the engine hands requests to a link
@@ -26,7 +30,9 @@ struct HopTimes {
   int64_t headPs, tailPs;
 };
 
-/// One message occupying a link, for per-link timelines.
+/// One message occupying a link, for per-link timelines: its bytes / the
+/// link's bandwidth from when the link starts on it, so a link's spans never
+/// overlap and add up to its busy time.
 struct LinkSpan {
   uint32_t link;
   int64_t startPs, endPs;
@@ -56,12 +62,17 @@ public:
   /// Time on the wire for `bytes` on link l, in whole picoseconds rounded
   /// up (a nonzero message never takes zero time).
   int64_t serializationPs(uint32_t l, double bytes) const;
+  /// Serialization of one packet of a `bytes` message on link l: of
+  /// min(packet, bytes), or 0 when the link's dimension has no packet size.
+  int64_t packetPs(uint32_t l, double bytes) const;
   /// Congestion mode: the message's head is at the link's near end at `now`
   /// and its tail arrives there at `tailReadyPs` (<= now unless cut-through);
-  /// enqueue it on link l.
+  /// enqueue it on link l. Cut-through: the head reaches the far end one
+  /// packet's serialization and one latency after the link starts on it.
   HopTimes sendHop(int64_t now, uint32_t l, double bytes, int64_t tailReadyPs);
   /// Analytical mode: arrival time over the whole route, links never busy
-  /// (cut-through: every latency plus the slowest link's serialization;
+  /// (cut-through: every latency and packet serialization plus the rest of
+  /// the message on the slowest link, as sendHop on an idle route;
   /// store-and-forward: serialization plus latency per hop).
   int64_t sendAlphaBeta(int64_t now, Route r, double bytes);
 

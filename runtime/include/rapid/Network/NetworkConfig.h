@@ -28,7 +28,8 @@ llvm::Expected<NetworkSpec> parseNetworkYaml(const std::string &path, llvm::Stri
 /// The inverse of parseNetworkJson, pretty-printed: the kind's written
 /// extents ("size" for kinds written with one, else "shape"), bandwidth in
 /// B/s and latency in ns as formatNumber writes them, leaf_size only when it
-/// is not the default (all ranks on one leaf). formatNumber keeps at most 15
+/// is not the default (all ranks on one leaf), packet in B only when it is
+/// set. formatNumber keeps at most 15
 /// significant digits, so reading the text back gives the same spec when its
 /// bandwidths and latencies are what reading such numbers of B/s and ns gives.
 std::string writeNetworkJson(const NetworkSpec &spec);

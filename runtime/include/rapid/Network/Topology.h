@@ -31,6 +31,9 @@ struct DimSpec {
   Seconds latency{0};             ///< per hop
   int leafSize = 0;               ///< FatTree: ranks per leaf switch
   double oversubscription = 1.0;  ///< FatTree: leaf down-capacity / up-capacity
+  /// What a switch or router forwards whole: with cut-through switching, a
+  /// hop adds one packet's serialisation. 0: forwarded bit by bit.
+  Bytes packet{0};
 
   int size() const;
   friend bool operator==(const DimSpec &, const DimSpec &) = default;
@@ -59,6 +62,7 @@ struct Link {
   bool failed = false;       ///< hard fault: the link is gone
   double bytesPerNs = 0;     ///< after soft-fault derating
   int64_t latencyPs = 0;     ///< after soft-fault extra latency
+  double packetBytes = 0;    ///< the dimension's packet; 0: bit-level forwarding
 };
 
 class Topology {
