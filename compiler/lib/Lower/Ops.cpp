@@ -102,6 +102,8 @@ Shard makeShard(const ir::Layout &layout, const ExperimentPoint &p) {
     sh.zero = t->fsdp ? 3 : t->zero;
     sh.gradBucket = t->gradBucket.value();
     sh.gradBytes = bytesOf(p.stack.gradPrecision);
+    sh.gradReduceOverlap = p.stack.gradReduceOverlap;
+    sh.ppScatterGather = p.stack.ppScatterGather;
   } else {
     const InferenceSpec &i = *p.inference;
     sh.flash = i.flashAttention;

@@ -81,7 +81,10 @@ public:
 private:
   bool first(int64_t chunk) const { return stage == 0 && chunk == 0; }
   bool last(int64_t chunk) const { return stage == L.pp - 1 && chunk == L.virtualStages - 1; }
-  double p2pBytes() const { return sh.actElems() * sh.d; }
+  /// Megatron-LM's scatter/gather: without SP every TP rank holds the whole
+  /// activation, so each sends 1/tp of it and the receiver all-gathers.
+  bool scatterGather() const { return sh.ppScatterGather && !sh.sp() && sh.t() > 1; }
+  double p2pBytes() const { return sh.actElems() * sh.d / (scatterGather() ? double(sh.t()) : 1.0); }
   int32_t tag(int dir, int64_t micro, int64_t recvStage, int64_t recvChunk) const {
     return int32_t((((micro * L.virtualStages + recvChunk) * L.pp + recvStage) * 2) + dir);
   }
@@ -95,6 +98,10 @@ private:
     if (!first(u.chunk)) {
       int64_t from = stage == 0 ? L.pp - 1 : stage - 1;
       c.after(c.addDetached(p2p(OpKind::Recv, "pp.recv.act", from, tag(0, u.micro, stage, u.chunk)), {}));
+      if (scatterGather()) {
+        c.layer = -1;
+        c.add(collective(OpKind::AllGather, "pp.recv.act.allgather", Group::TP, p2pBytes()));
+      }
     }
     if (first(u.chunk)) embeddingForward(c, sh);
     for (int64_t l = sh.layerBegin(u.chunk, stage), e = sh.layerEnd(u.chunk, stage); l < e; ++l) {
@@ -115,6 +122,10 @@ private:
     if (!last(u.chunk)) {
       int64_t from = (stage + 1) % L.pp;
       c.after(c.addDetached(p2p(OpKind::Recv, "pp.recv.grad", from, tag(1, u.micro, stage, u.chunk)), {}));
+      if (scatterGather()) {
+        c.layer = -1;
+        c.add(collective(OpKind::AllGather, "pp.recv.grad.allgather", Group::TP, p2pBytes()));
+      }
     }
     if (last(u.chunk)) {
       headBackward(c, sh);
@@ -153,10 +164,11 @@ private:
   }
 
   /// Adds `params` to the open gradient bucket; reduces it over DP when full.
+  /// Without overlap the bucket only fills: step() reduces it all at once.
   void reduceGrads(double params, bool flush = false) {
     if (replicas() == 1) return;
     bucket += params * sh.gradBytes;
-    if (bucket >= sh.gradBucket || flush) flushBucket();
+    if (sh.gradReduceOverlap && (bucket >= sh.gradBucket || flush)) flushBucket();
   }
 
   void flushBucket() {

@@ -43,6 +43,8 @@ struct Shard {
   int64_t zero = 0;
   double gradBucket = 0;
   double gradBytes = 4;        ///< bytes of a gradient, kept and reduced (stack.grad_precision)
+  bool gradReduceOverlap = true; ///< stack.grad_reduce_overlap
+  bool ppScatterGather = false;  ///< stack.pp_scatter_gather
 
   int64_t layerBegin(int64_t chunk, int64_t stage) const { return layout.layerBegin(chunk, stage); }
   int64_t layerEnd(int64_t chunk, int64_t stage) const { return layout.layerEnd(chunk, stage); }
