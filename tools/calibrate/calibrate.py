@@ -5,8 +5,14 @@
     rapidc --calibrate h100.csv --hardware h100_sxm_80gb      # fit and compare (docs/model.md)
 
 Writes one CSV row per kernel: GEMMs of training and decode shapes (torch.matmul,
-cuBLAS) and memory-bound copies of several sizes (the HBM rate), with the GPU, driver,
-CUDA, PyTorch versions and the date in `#` lines on top. Each kernel is timed as
+cuBLAS), memory-bound copies of several sizes (the HBM rate), the fused attention
+kernel forward and backward (scaled_dot_product_attention on its flash backend),
+and the pointwise kernels rapid's lowering emits (LayerNorm, GELU, softmax forward
+and backward, the fused Adam step), with the GPU, driver, CUDA, PyTorch versions and
+the date in `#` lines on top. Pointwise rows name the op and its element count;
+rapidc derives their bytes and FLOPs from its own lowering (docs/lowering.md), so a
+wrong byte count shows as an error. A backward is timed as forward + backward
+(torch.autograd.grad) minus the forward. Each kernel is timed as
 `--reps` back-to-back calls captured in one CUDA graph, so no launch cost is in the
 figure (rapidc adds a stack's launch cost separately), after `--warmup` replays;
 the median of `--trials` graph replays is kept.
@@ -32,6 +38,14 @@ GEMMS = [
 ]
 # Bytes moved by a copy kernel (read + write): from L2-sized to HBM-sized.
 COPIES = [2**24, 2**26, 2**28, 2**30, 2**32]
+# (batch, heads, seq, head_dim), causal: FlashAttention of training shapes.
+ATTENTION = [(4, 16, 2048, 128), (1, 32, 4096, 128), (2, 32, 2048, 64), (1, 16, 8192, 128)]
+# (op, rows, width): the pointwise kernels of a layer at 8192 tokens (h = 4096
+# and 8192, ffn = 16384) and the naive-attention softmax of 4 x 16 heads x
+# 2048^2; then Adam steps over 2^24 and 2^26 parameters.
+POINTWISE = [("layernorm", 8192, 4096), ("layernorm", 8192, 8192), ("gelu", 8192, 16384),
+             ("softmax", 4 * 16 * 2048, 2048)]
+ADAM_PARAMS = [2**24, 2**26]
 DTYPES = {"bf16": 2, "fp16": 2, "fp32": 4}
 
 
@@ -52,6 +66,18 @@ class DryRun:
 
     def copy_seconds(self, nbytes):
         return nbytes / self.hbm + self.ramp
+
+    def attention_seconds(self, b, heads, seq, hd, dtype):
+        fwd = 4.0 * b * heads * seq * seq * hd * 0.5  # causal: half the score matrix
+        return fwd / self.math + self.ramp, 2.5 * fwd / self.math + self.ramp
+
+    def pointwise_seconds(self, op, rows, width, dtype):
+        b, elements = DTYPES[dtype], rows * width
+        moved = {"layernorm": (2, 4), "gelu": (2, 3), "softmax": (2, 3)}[op]  # elements read + written
+        return tuple(elements * k * b / self.hbm + self.ramp for k in moved)
+
+    def adam_seconds(self, params):
+        return params * 28 / self.hbm + self.ramp  # FP32 p, g, m, v read; p, m, v written
 
 
 class Torch:
@@ -112,6 +138,48 @@ class Torch:
         dst = t.empty_like(src)
         return self._time(lambda: dst.copy_(src))
 
+    def _dtype(self, dtype):
+        t = self.torch
+        return {"bf16": t.bfloat16, "fp16": t.float16, "fp32": t.float32}[dtype]
+
+    def _forward_backward(self, f, inputs):
+        """(forward, backward) seconds of f(*inputs); the backward as the
+        autograd pass of forward + backward minus the forward."""
+        t = self.torch
+        out = f(*inputs)
+        grad = t.randn_like(out)
+        fwd = self._time(lambda: f(*inputs))
+        both = self._time(lambda: t.autograd.grad(f(*inputs), inputs, grad))
+        return fwd, max(both - fwd, 0.0)
+
+    def attention_seconds(self, b, heads, seq, hd, dtype):
+        t = self.torch
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        q, k, v = (t.randn(b, heads, seq, hd, device="cuda", dtype=self._dtype(dtype), requires_grad=True)
+                   for _ in range(3))
+        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            return self._forward_backward(
+                lambda q, k, v: t.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True), (q, k, v))
+
+    def pointwise_seconds(self, op, rows, width, dtype):
+        t, F = self.torch, self.torch.nn.functional
+        x = t.randn(rows, width, device="cuda", dtype=self._dtype(dtype), requires_grad=True)
+        if op == "layernorm":
+            w = t.ones(width, device="cuda", dtype=x.dtype, requires_grad=True)
+            bias = t.zeros(width, device="cuda", dtype=x.dtype, requires_grad=True)
+            return self._forward_backward(lambda x, w, bias: F.layer_norm(x, (width,), w, bias), (x, w, bias))
+        if op == "gelu":
+            return self._forward_backward(lambda x: F.gelu(x, approximate="tanh"), (x,))
+        return self._forward_backward(lambda x: t.softmax(x, dim=-1), (x,))
+
+    def adam_seconds(self, params):
+        t = self.torch
+        p = t.zeros(params, device="cuda", dtype=t.float32, requires_grad=True)
+        p.grad = t.randn_like(p)
+        opt = t.optim.Adam([p], lr=1e-4, fused=True, capturable=True)
+        opt.step()  # creates the moments outside the capture
+        return self._time(opt.step)
+
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -130,16 +198,26 @@ def main():
     facts = backend.describe()
     rows = []
     for m, k, n in GEMMS:
-        rows.append(f"gemm,{m},{k},{n},1,{args.dtype},,,{backend.gemm_seconds(m, k, n, args.dtype) * 1e3:.6f}")
+        rows.append(f"gemm,{m},{k},{n},1,{args.dtype},,,{backend.gemm_seconds(m, k, n, args.dtype) * 1e3:.6f},,,,,,,")
     for nbytes in COPIES:
-        rows.append(f"pointwise,,,,,{args.dtype},{nbytes},0,{backend.copy_seconds(nbytes) * 1e3:.6f}")
+        rows.append(f"pointwise,,,,,{args.dtype},{nbytes},0,{backend.copy_seconds(nbytes) * 1e3:.6f},,,,,,,")
+    for b, heads, seq, hd in ATTENTION:
+        fwd, bwd = backend.attention_seconds(b, heads, seq, hd, args.dtype)
+        for name, sec in (("fwd", fwd), ("bwd", bwd)):
+            rows.append(f"attention,,,,{b},{args.dtype},,,{sec * 1e3:.6f},,,{name},{heads},{seq},{hd},1")
+    for op, n, width in POINTWISE:
+        fwd, bwd = backend.pointwise_seconds(op, n, width, args.dtype)
+        for name, sec in (("fwd", fwd), ("bwd", bwd)):
+            rows.append(f"pointwise,,,,,{args.dtype},,,{sec * 1e3:.6f},{op},{n * width},{name},,,,")
+    for params in ADAM_PARAMS:
+        rows.append(f"pointwise,,,,,fp32,,,{backend.adam_seconds(params) * 1e3:.6f},adam,{params},fwd,,,,")
     with open(args.output, "w") as f:
         f.write("# rapid calibration measurements (tools/calibrate/calibrate.py)\n")
         f.write(f"# date: {datetime.date.today().isoformat()}\n")
         for key, value in facts.items():
             f.write(f"# {key}: {value}\n")
         f.write(f"# timing: {args.reps} calls per CUDA graph, median of {args.trials} replays after {args.warmup}\n")
-        f.write("kind,m,k,n,batch,dtype,bytes,flops,latency_ms\n")
+        f.write("kind,m,k,n,batch,dtype,bytes,flops,latency_ms,op,elements,pass,heads,seq,head_dim,causal\n")
         f.write("\n".join(rows) + "\n")
     print(f"calibrate.py: {len(rows)} kernels on {facts['gpu']} -> {args.output}")
 

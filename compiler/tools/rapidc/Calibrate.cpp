@@ -17,6 +17,7 @@
 #include "CostQuery.h"
 
 #include "rapid/Cost/Gemm.h"
+#include "rapid/Cost/Pointwise.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -31,14 +32,27 @@ namespace rapid {
 namespace {
 
 struct Measurement {
-  enum Kind { Gemm, Pointwise } kind = Gemm;
+  enum Kind { Gemm, Pointwise, Attention } kind = Gemm;
   GemmShape gemm;
   PointwiseWork work;
+  std::string op; ///< a pointwise row's op, when it names one
+  AttentionShape attention;
+  Pass pass = Pass::Forward;
   double seconds = 0;
   std::string label() const {
-    return kind == Gemm ? fmt::format("gemm {}x{}x{}{}", gemm.m, gemm.k, gemm.n,
-                                      gemm.batch > 1 ? fmt::format(" batch={}", gemm.batch) : "")
-                        : fmt::format("pointwise {:.4g} B", work.bytes.value());
+    const char *dir = pass == Pass::Forward ? "fwd" : "bwd";
+    switch (kind) {
+    case Gemm:
+      return fmt::format("gemm {}x{}x{}{}", gemm.m, gemm.k, gemm.n,
+                         gemm.batch > 1 ? fmt::format(" batch={}", gemm.batch) : "");
+    case Pointwise:
+      return op.empty() ? fmt::format("pointwise {:.4g} B", work.bytes.value())
+                        : fmt::format("{} {} {:.4g} B", op, dir, double(work.bytes.value()));
+    case Attention:
+      return fmt::format("attention {} {}x{}x{}x{}", dir, attention.batch, attention.heads, attention.seq,
+                         attention.headDim);
+    }
+    return "";
   }
 };
 
@@ -50,6 +64,55 @@ struct Fields {
     return i ? values[*i].trim() : "";
   }
 };
+
+/// A whole positive number from column `name` into `out`; "" or the problem.
+std::string positive(const Fields &f, const char *name, int64_t &out) {
+  if (f.get(name).getAsInteger(10, out) || out <= 0)
+    return fmt::format("expected a positive whole number for {} but found '{}'", name, f.get(name).str());
+  return "";
+}
+
+/// The `pass` column: fwd (or empty) / bwd.
+std::string passOf(const Fields &f, Pass &out) {
+  llvm::StringRef p = f.get("pass");
+  if (p.empty() || p == "fwd") return out = Pass::Forward, "";
+  if (p == "bwd") return out = Pass::Backward, "";
+  return fmt::format("expected pass 'fwd' or 'bwd' but found '{}'", p.str());
+}
+
+std::string parseDtype(const Fields &f, DType &out) {
+  if (llvm::StringRef t = f.get("dtype"); !t.empty()) {
+    std::optional<DType> d = parseEnum<DType>(t);
+    if (!d) return fmt::format("expected a dtype (fp32, tf32, bf16, fp16, fp8) but found '{}'", t.str());
+    out = *d;
+  }
+  return "";
+}
+
+/// A pointwise row that names its op (`op`, `elements`, `pass`): bytes and
+/// FLOPs from the model's own per-element counts.
+std::string parseNamedPointwise(const Fields &f, Measurement &m) {
+  std::optional<PointwiseOp> op = parsePointwiseOp(f.get("op"));
+  if (!op) return fmt::format("expected a pointwise op ({}) but found '{}'", pointwiseOpList(), f.get("op").str());
+  int64_t elements = 0;
+  DType t = DType::BF16;
+  for (const std::string &err : {positive(f, "elements", elements), passOf(f, m.pass), parseDtype(f, t)})
+    if (!err.empty()) return err;
+  m.op = f.get("op").str();
+  m.work = pointwiseWork(*op, elements, t, m.pass);
+  return "";
+}
+
+/// A FlashAttention row: batch, heads, seq, head_dim, pass, causal (0/1).
+std::string parseAttention(const Fields &f, Measurement &m) {
+  AttentionShape &a = m.attention;
+  for (auto [name, out] : {std::pair{"batch", &a.batch}, {"heads", &a.heads}, {"seq", &a.seq}, {"head_dim", &a.headDim}})
+    if (std::string err = positive(f, name, *out); !err.empty()) return err;
+  a.kvHeads = a.heads;
+  a.causal = f.get("causal") == "1";
+  if (std::string err = passOf(f, m.pass); !err.empty()) return err;
+  return parseDtype(f, a.dtype);
+}
 
 /// One data line; "" on success, else what is wrong with it.
 std::string parse(const Fields &f, Measurement &m) {
@@ -67,6 +130,12 @@ std::string parse(const Fields &f, Measurement &m) {
       if (!d) return fmt::format("expected a dtype (fp32, tf32, bf16, fp16, fp8) but found '{}'", t.str());
       m.gemm.dtype = *d;
     }
+  } else if (kind == "pointwise" && !f.get("op").empty()) {
+    m.kind = Measurement::Pointwise;
+    if (std::string err = parseNamedPointwise(f, m); !err.empty()) return err;
+  } else if (kind == "attention") {
+    m.kind = Measurement::Attention;
+    if (std::string err = parseAttention(f, m); !err.empty()) return err;
   } else if (kind == "pointwise") {
     m.kind = Measurement::Pointwise;
     double bytes = 0, flops = 0;
@@ -74,7 +143,7 @@ std::string parse(const Fields &f, Measurement &m) {
       return "expected a positive number of bytes (and a number of flops) for a pointwise row";
     m.work = PointwiseWork{Bytes(bytes), Flops(flops), 1};
   } else {
-    return fmt::format("expected kind 'gemm' or 'pointwise' but found '{}'", kind.str());
+    return fmt::format("expected kind 'gemm', 'pointwise' or 'attention' but found '{}'", kind.str());
   }
   if (f.get("latency_ms").getAsDouble(m.seconds) || m.seconds <= 0)
     return fmt::format("expected a positive latency_ms but found '{}'", f.get("latency_ms").str());
@@ -112,9 +181,24 @@ std::optional<std::vector<Measurement>> readMeasurements(const std::string &path
   return out;
 }
 
-KernelCost predict(const GpuSpec &g, Seconds launch, const Measurement &m) {
-  KernelCost c = m.kind == Measurement::Gemm ? KernelCost(gemmCost(g, m.gemm)) : pointwiseCost(g, m.work);
-  return launched(c, launch);
+/// What the stack adds to a kernel: its launch (none without --stack: the
+/// script times in CUDA graphs) and which fused attention kernel it runs.
+struct Software {
+  Seconds launch{0};
+  AttentionKernel attention = AttentionKernel::Flash2;
+};
+
+KernelCost predict(const GpuSpec &g, const Software &sw, const Measurement &m) {
+  switch (m.kind) {
+  case Measurement::Gemm: return launched(gemmCost(g, m.gemm), sw.launch);
+  case Measurement::Pointwise: return launched(pointwiseCost(g, m.work), sw.launch);
+  case Measurement::Attention: {
+    AttentionShape a = m.attention;
+    a.kernel = sw.attention;
+    return launched(flashAttention(g, a, m.pass), sw.launch);
+  }
+  }
+  return {};
 }
 
 /// The calibration field a row's prediction depends on: latency and shared
@@ -128,20 +212,20 @@ Field governs(Bound b) {
   }
 }
 
-double logError(const GpuSpec &g, Seconds launch, const Measurement &m) {
-  return std::fabs(std::log(predict(g, launch, m).time.value() / m.seconds));
+double logError(const GpuSpec &g, const Software &sw, const Measurement &m) {
+  return std::fabs(std::log(predict(g, sw, m).time.value() / m.seconds));
 }
 
 /// The value of `member` in [0.2, 1.5] that minimises the mean |log error|
 /// of `rows` (a grid of 0.5 % steps: the search is cheap and has no local
 /// minima to fall into); nothing when there are no rows.
-std::optional<double> fit(GpuSpec g, double GpuSpec::*member, Seconds launch, const std::vector<const Measurement *> &rows) {
+std::optional<double> fit(GpuSpec g, double GpuSpec::*member, const Software &sw, const std::vector<const Measurement *> &rows) {
   if (rows.empty()) return std::nullopt;
   double best = g.*member, bestCost = INFINITY;
   for (int step = 40; step <= 300; ++step) {
     g.*member = step * 0.005;
     double cost = 0;
-    for (const Measurement *m : rows) cost += logError(g, launch, *m);
+    for (const Measurement *m : rows) cost += logError(g, sw, *m);
     if (cost < bestCost) bestCost = cost, best = g.*member;
   }
   return best;
@@ -158,6 +242,46 @@ std::string declaration(const GpuSpec &fitted, const std::string &base, const st
                      csv, base, base, base, base, fitted.calibrationCompute * 100, fitted.calibrationHbm * 100);
 }
 
+/// Fits calibration.compute and .hbm to the GEMM and pointwise rows each
+/// bounds. Attention rows are reported, not fitted: FlashAttention's rate is
+/// its kernel's (docs/model.md §3), and they would pull the tensor-core
+/// figure away from the GEMMs it describes.
+GpuSpec fitCalibration(const GpuSpec &g, const Software &sw, const std::vector<Measurement> &rows,
+                       std::vector<std::string> &notes) {
+  GpuSpec fitted = g;
+  for (int round = 0; round < 2; ++round) {
+    std::vector<const Measurement *> compute, hbm;
+    for (const Measurement &m : rows) {
+      Field f = m.kind == Measurement::Attention ? Field::None : governs(predict(fitted, sw, m).bound);
+      if (f != Field::None) (f == Field::Compute ? compute : hbm).push_back(&m);
+    }
+    notes.clear();
+    if (auto v = fit(fitted, &GpuSpec::calibrationCompute, sw, compute)) fitted.calibrationCompute = *v;
+    else notes.push_back("no row is bound by the tensor cores: calibration.compute kept");
+    if (auto v = fit(fitted, &GpuSpec::calibrationHbm, sw, hbm)) fitted.calibrationHbm = *v;
+    else notes.push_back("no row is bound by HBM: calibration.hbm kept");
+  }
+  return fitted;
+}
+
+/// Every row before and after, then each kind's median and worst.
+void printErrors(const GpuSpec &g, const GpuSpec &fitted, const Software &sw, const std::vector<Measurement> &rows,
+                 llvm::raw_ostream &os) {
+  os << fmt::format("{:<32} {:>12} {:>12} {:>8} {:>12} {:>8}  {}\n", "kernel", "measured_ms", "before_ms", "error",
+                    "after_ms", "error", "bound after");
+  costquery::Errors before[3], after[3];
+  for (const Measurement &m : rows) {
+    KernelCost b = predict(g, sw, m), a = predict(fitted, sw, m);
+    double eb = before[m.kind].add(b.time.value(), m.seconds), ea = after[m.kind].add(a.time.value(), m.seconds);
+    os << fmt::format("{:<32} {:>12.4f} {:>12.4f} {:>+7.1f}% {:>12.4f} {:>+7.1f}%  {}\n", m.label(), m.seconds * 1e3,
+                      b.time.value() * 1e3, eb * 100, a.time.value() * 1e3, ea * 100, nameOf(a.bound));
+  }
+  const char *kinds[] = {"gemm", "pointwise", "attention"};
+  for (int k = 0; k < 3; ++k)
+    if (!before[k].abs.empty())
+      os << fmt::format("{}: before {}; after {}\n", kinds[k], summary(before[k]), summary(after[k]));
+}
+
 } // namespace
 
 int runCalibration(const CostOptions &o, const std::string &outputPrefix, DiagnosticEngine &diags) {
@@ -166,41 +290,17 @@ int runCalibration(const CostOptions &o, const std::string &outputPrefix, Diagno
   auto g = costquery::resolveGpu(o, diags);
   if (!g) return 1;
   // Timings taken in CUDA graphs (as the script takes them) hold no launch
-  // cost: without --stack, none is added.
-  Seconds launch(0);
+  // cost: without --stack, none is added (and FlashAttention-2 runs).
+  Software sw;
   if (!o.stack.empty()) {
     std::optional<StackSpec> stack = costquery::resolveStack(o, diags);
     if (!stack) return 1;
-    launch = cost::launchCost(*stack, /*decodeStep=*/false);
+    sw = Software{cost::launchCost(*stack, /*decodeStep=*/false), stack->attention};
   }
-  GpuSpec fitted = *g;
   std::vector<std::string> notes;
-  for (int round = 0; round < 2; ++round) {
-    std::vector<const Measurement *> compute, hbm;
-    for (const Measurement &m : *rows) {
-      Field f = governs(predict(fitted, launch, m).bound);
-      if (f != Field::None) (f == Field::Compute ? compute : hbm).push_back(&m);
-    }
-    notes.clear();
-    if (auto v = fit(fitted, &GpuSpec::calibrationCompute, launch, compute)) fitted.calibrationCompute = *v;
-    else notes.push_back("no row is bound by the tensor cores: calibration.compute kept");
-    if (auto v = fit(fitted, &GpuSpec::calibrationHbm, launch, hbm)) fitted.calibrationHbm = *v;
-    else notes.push_back("no row is bound by HBM: calibration.hbm kept");
-  }
+  GpuSpec fitted = fitCalibration(*g, sw, *rows, notes);
   llvm::raw_ostream &os = llvm::outs();
-  os << fmt::format("{:<32} {:>12} {:>12} {:>8} {:>12} {:>8}  {}\n", "kernel", "measured_ms", "before_ms", "error",
-                    "after_ms", "error", "bound after");
-  costquery::Errors before[2], after[2];
-  for (const Measurement &m : *rows) {
-    KernelCost b = predict(*g, launch, m), a = predict(fitted, launch, m);
-    double eb = before[m.kind].add(b.time.value(), m.seconds), ea = after[m.kind].add(a.time.value(), m.seconds);
-    os << fmt::format("{:<32} {:>12.4f} {:>12.4f} {:>+7.1f}% {:>12.4f} {:>+7.1f}%  {}\n", m.label(), m.seconds * 1e3,
-                      b.time.value() * 1e3, eb * 100, a.time.value() * 1e3, ea * 100, nameOf(a.bound));
-  }
-  const char *kinds[] = {"gemm", "pointwise"};
-  for (int k = 0; k < 2; ++k)
-    if (!before[k].abs.empty())
-      os << fmt::format("{}: before {}; after {}\n", kinds[k], summary(before[k]), summary(after[k]));
+  printErrors(*g, fitted, sw, *rows, os);
   os << fmt::format("calibration.compute {:.1f}% -> {:.1f}%, calibration.hbm {:.1f}% -> {:.1f}%\n",
                     g->calibrationCompute * 100, fitted.calibrationCompute * 100, g->calibrationHbm * 100,
                     fitted.calibrationHbm * 100);
