@@ -23,12 +23,16 @@ struct OpRow {
   PassWork fwd, bwd;
 };
 
-// fwd: read x, write y; bwd: read x (or y) and dy, write dx. SwiGLU counts
+// fwd: read x, write y; bwd: read x (or y) and dy, write dx. A norm's
+// backward is two kernels, each reading x and dy: the input gradient, and
+// the scale (and bias) gradient reduced over tokens (PyTorch's
+// layer_norm_backward and GammaBetaBackward; apex's FusedLayerNorm splits
+// the same reads over three launches). SwiGLU counts
 // per output element: it reads gate and up (2) and writes 1; its backward
 // reads gate, up, dy and writes both input gradients.
 constexpr std::array<OpRow, 6> kOps = {{
-    {PointwiseOp::LayerNorm, "layernorm", {2, 7, 1}, {3, 14, 2}},
-    {PointwiseOp::RmsNorm, "rmsnorm", {2, 4, 1}, {3, 9, 2}},
+    {PointwiseOp::LayerNorm, "layernorm", {2, 7, 1}, {5, 14, 2}},
+    {PointwiseOp::RmsNorm, "rmsnorm", {2, 4, 1}, {5, 9, 2}},
     {PointwiseOp::Softmax, "softmax", {2, 5, 1}, {3, 4, 1}},
     {PointwiseOp::Gelu, "gelu", {2, 10, 1}, {3, 20, 1}},
     {PointwiseOp::SwiGlu, "swiglu", {3, 5, 1}, {5, 12, 1}},

@@ -48,14 +48,23 @@ void dgradReduceThenWgrad(Chain &c, const Shard &sh, const char *ar, const char 
   c.after(reduce);
 }
 
-/// A LayerNorm or RMSNorm over the rank's activation: the same tensors move
-/// (fwd reads x, writes y; bwd reads x and dy, writes dx, plus the scale's
-/// reduction), but RMSNorm skips the mean: 4 / 9 FLOPs per element against
-/// LayerNorm's 7 / 14 (docs/lowering.md).
+/// A LayerNorm or RMSNorm over the rank's activation (docs/model.md §4:
+/// RMSNorm moves the same tensors and skips the mean).
 Op norm(const Shard &sh, const char *name, bool backward, bool layerNorm = false) {
   bool rms = sh.model.norm == Norm::RmsNorm && !layerNorm;
-  double flops = backward ? (rms ? 9 : 14) : (rms ? 4 : 7);
-  return pointwise(OpKind::Norm, name, sh.actElems(), flops, backward ? 4 : 2, sh.d);
+  return pointwise(OpKind::Norm, name, rms ? cost::PointwiseOp::RmsNorm : cost::PointwiseOp::LayerNorm, sh.actElems(),
+                   sh.dtype, backward);
+}
+
+/// The MLP activation over `elems` outputs: SwiGLU (gated) or GELU (ReLU
+/// moves the same bytes).
+Op activation(const Shard &sh, const char *name, double elems, bool backward) {
+  return pointwise(OpKind::Activation, name, sh.model.gated() ? cost::PointwiseOp::SwiGlu : cost::PointwiseOp::Gelu,
+                   elems, sh.dtype, backward);
+}
+
+Op softmax(const Shard &sh, const char *name, bool backward) {
+  return pointwise(OpKind::Softmax, name, cost::PointwiseOp::Softmax, sh.scoreElems(), sh.dtype, backward);
 }
 
 /// Training only: generation runs the model in eval mode.
@@ -157,7 +166,7 @@ void attentionForward(Chain &c, const Shard &sh) {
   // first and read back by the GEMM. FlashAttention adds it in registers.
   if (sh.model.alibi()) c.add(pointwise(OpKind::Softmax, "attn.alibi", sh.scoreElems(), 0, 2, sh.d));
   c.add(gemm("attn.score", sh.s, kv, sh.model.headDim, batch));
-  c.add(pointwise(OpKind::Softmax, "attn.softmax", sh.scoreElems(), 5, 2, sh.d));
+  c.add(softmax(sh, "attn.softmax", false));
   if (dropout(sh)) c.add(dropoutForward(sh, "attn.probs.dropout", sh.scoreElems()));
   c.add(gemm("attn.pv", sh.s, sh.model.headDim, kv, batch));
 }
@@ -179,7 +188,7 @@ void attentionBackward(Chain &c, const Shard &sh) {
   c.add(gemm("attn.pv.dgrad_v", kv, hd, sh.s, batch));
   c.add(gemm("attn.pv.dgrad_p", sh.s, kv, hd, batch));
   if (dropout(sh)) c.add(dropoutBackward(sh, "attn.probs.dropout.bwd", sh.scoreElems()));
-  c.add(pointwise(OpKind::Softmax, "attn.softmax.bwd", sh.scoreElems(), 4, 3, sh.d));
+  c.add(softmax(sh, "attn.softmax.bwd", true));
   c.add(gemm("attn.score.dgrad_q", sh.s, hd, kv, batch));
   c.add(gemm("attn.score.dgrad_k", kv, hd, sh.s, batch));
 }
@@ -193,8 +202,7 @@ void moeForward(Chain &c, const Shard &sh) {
   c.add(collective(OpKind::AllToAll, "moe.dispatch", Group::EP, routed * m.hidden * sh.d));
   int64_t f1 = m.expertFfn * (m.gated() ? 2 : 1) / sh.t(), f2 = m.expertFfn / sh.t();
   c.add(gemm("moe.fc1", perExpert, f1, m.hidden, local));
-  c.add(pointwise(OpKind::Activation, "moe.act", double(perExpert) * local * f2, m.gated() ? 11 : 10,
-                  m.gated() ? 3 : 2, sh.d));
+  c.add(activation(sh, "moe.act", double(perExpert) * local * f2, false));
   c.add(gemm("moe.fc2", perExpert, m.hidden, f2, local));
   c.add(collective(OpKind::AllToAll, "moe.combine", Group::EP, routed * m.hidden * sh.d));
 }
@@ -207,8 +215,7 @@ void moeBackward(Chain &c, const Shard &sh) {
   c.add(collective(OpKind::AllToAll, "moe.combine.bwd", Group::EP, routed * m.hidden * sh.d));
   c.add(gemm("moe.fc2.dgrad", perExpert, f2, m.hidden, local));
   c.add(gemm("moe.fc2.wgrad", f2, m.hidden, perExpert, local));
-  c.add(pointwise(OpKind::Activation, "moe.act.bwd", double(perExpert) * local * f2, m.gated() ? 22 : 20,
-                  m.gated() ? 5 : 3, sh.d));
+  c.add(activation(sh, "moe.act.bwd", double(perExpert) * local * f2, true));
   c.add(gemm("moe.fc1.dgrad", perExpert, m.hidden, f1, local));
   c.add(gemm("moe.fc1.wgrad", m.hidden, f1, perExpert, local));
   c.add(collective(OpKind::AllToAll, "moe.dispatch.bwd", Group::EP, routed * m.hidden * sh.d));
@@ -219,8 +226,7 @@ void moeBackward(Chain &c, const Shard &sh) {
 void mlpForward(Chain &c, const Shard &sh) {
   int64_t T = sh.tokens, f = sh.model.ffn / sh.t();
   c.add(gemm("mlp.fc1", T, sh.ffnLocal, sh.model.hidden));
-  c.add(pointwise(OpKind::Activation, "mlp.act", double(T) * f, sh.model.gated() ? 11 : 10,
-                  sh.model.gated() ? 3 : 2, sh.d));
+  c.add(activation(sh, "mlp.act", double(T) * f, false));
   c.add(gemm("mlp.fc2", T, sh.model.hidden, f));
 }
 
@@ -263,8 +269,7 @@ void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
   } else {
     c.add(gemm("mlp.fc2.dgrad", T, f, h));
     c.add(gemm("mlp.fc2.wgrad", f, h, T));
-    c.add(pointwise(OpKind::Activation, "mlp.act.bwd", double(T) * f, sh.model.gated() ? 22 : 20,
-                    sh.model.gated() ? 5 : 3, sh.d));
+    c.add(activation(sh, "mlp.act.bwd", double(T) * f, true));
     biasGrad(c, sh, "mlp.fc1.bgrad", double(T) * sh.ffnLocal);
     c.add(gemm("mlp.fc1.dgrad", T, h, sh.ffnLocal));
     dgradReduceThenWgrad(c, sh, "mlp.tp.allreduce.bwd", "mlp.sp.reducescatter.bwd", "mlp.sp.input_allgather",

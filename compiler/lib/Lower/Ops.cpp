@@ -38,6 +38,17 @@ Op pointwise(OpKind kind, const char *name, double elems, double flopsPerElem, d
   return op;
 }
 
+Op pointwise(OpKind kind, const char *name, cost::PointwiseOp op, double elems, DType t, bool backward) {
+  cost::PointwiseWork w = cost::pointwiseWork(op, int64_t(elems), t, backward ? cost::Pass::Backward : cost::Pass::Forward);
+  Op o;
+  o.kind = kind;
+  o.name = name;
+  o.flops = w.flops.value();
+  o.bytes = w.bytes.value();
+  o.kernels = int32_t(w.kernels);
+  return o;
+}
+
 Op p2p(OpKind kind, const char *name, int64_t peerStage, int32_t tag, double bytes) {
   Op op = collective(kind, name, Group::PP, bytes);
   op.peer = int32_t(peerStage);
@@ -58,9 +69,8 @@ Op optimizerStep(const Shard &sh, double params) {
   // SGD with momentum: read master, momentum, grad; write master, momentum
   // and the 16-bit copy (22 B); v = mu*v + g, w -= lr*v (4 FLOPs).
   if (sh.optimizer == Optimizer::Sgd) return pointwise(OpKind::Optimizer, "optimizer.sgd", params, 4, 22, 1);
-  // Adam: read master, m, v, grad; write master, m, v and the 16-bit copy
-  // (30 B); 14 FLOPs per parameter.
-  return pointwise(OpKind::Optimizer, "optimizer.adam", params, 14, 30, 1);
+  // Adam: read master, m, v, grad; write master, m, v and the 16-bit copy.
+  return pointwise(OpKind::Optimizer, "optimizer.adam", cost::PointwiseOp::Adam, params, sh.dtype, false);
 }
 
 Shard::ExpertWork Shard::expertWork() const {

@@ -63,7 +63,7 @@ cost::KernelCost costOf(const GpuSpec &gpu, const StackSpec &stack, const Op &op
   case OpKind::FlashAttention:
     return attention(gpu, stack, op);
   default: // bandwidth and vector math from the op's own bytes and FLOPs
-    return cost::pointwiseCost(gpu, {Bytes(op.bytes), Flops(op.flops), 1});
+    return cost::pointwiseCost(gpu, {Bytes(op.bytes), Flops(op.flops), op.kernels});
   }
 }
 
@@ -74,7 +74,7 @@ bool inDecodeStep(const Op &op, bool training) { return !training && op.micro >=
 
 void costPass(ir::Program &prog, const ExperimentPoint &point) {
   const GpuSpec &gpu = point.gpu;
-  using Key = std::tuple<OpKind, int64_t, int64_t, int64_t, int64_t, DType, bool, bool, double, double>;
+  using Key = std::tuple<OpKind, int64_t, int64_t, int64_t, int64_t, DType, bool, bool, double, double, int32_t>;
   std::map<Key, cost::KernelCost> memo;
   for (ir::Graph &g : prog.stages)
     for (Op &op : g.ops) {
@@ -83,7 +83,7 @@ void costPass(ir::Program &prog, const ExperimentPoint &point) {
         continue;
       }
       Key key{op.kind, op.shape.m, op.shape.n, op.shape.k, op.shape.batch, op.dtype,
-              op.causal, op.phase == ir::Phase::Backward, op.bytes, op.flops};
+              op.causal, op.phase == ir::Phase::Backward, op.bytes, op.flops, op.kernels};
       auto it = memo.find(key);
       if (it == memo.end()) it = memo.emplace(key, costOf(gpu, point.stack, op)).first;
       cost::KernelCost c = cost::launched(it->second, cost::launchCost(point.stack, inDecodeStep(op, point.isTraining())));

@@ -76,6 +76,7 @@ struct Op {
   double flops = 0;     ///< floating-point operations of this op on one rank
   double bytes = 0;     ///< HBM bytes read + written (GEMMs: filled by the cost pass from its tiling)
   double l2Bytes = 0, smemBytes = 0; ///< traffic at the on-chip levels, from the cost pass
+  int32_t kernels = 1;  ///< launches the op stands for (a LayerNorm backward is two)
   // Communication.
   Group group = Group::None;
   double commBytes = 0; ///< Chakra comm_size meaning: AR/RS/A2A whole buffer, AG per-rank input, P2P message

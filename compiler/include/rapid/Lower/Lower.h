@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "rapid/Cost/Pointwise.h"
 #include "rapid/IR/IR.h"
 #include "rapid/Sema/Sema.h"
 
@@ -114,6 +115,10 @@ private:
 Op p2p(OpKind kind, const char *name, int64_t peerStage, int32_t tag, double bytes);
 Op gemm(const char *name, int64_t m, int64_t n, int64_t k, int64_t batch = 1);
 Op pointwise(OpKind kind, const char *name, double elems, double flopsPerElem, double bytesPerElem, double d);
+/// A kernel of the cost model's pointwise table (norms, softmax, GELU,
+/// SwiGLU, Adam): its bytes, FLOPs and launches from cost::pointwiseWork, the
+/// one place they are counted.
+Op pointwise(OpKind kind, const char *name, cost::PointwiseOp op, double elems, DType t, bool backward);
 Op collective(OpKind kind, const char *name, Group g, double commBytes);
 /// The optimizer's update of `params` parameters: FP32 master weights and
 /// state, FLOPs and bytes per parameter in docs/lowering.md.
