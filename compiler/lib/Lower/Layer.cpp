@@ -56,15 +56,42 @@ Op norm(const Shard &sh, const char *name, bool backward, bool layerNorm = false
                    sh.dtype, backward);
 }
 
-/// The MLP activation over `elems` outputs: SwiGLU (gated) or GELU (ReLU
-/// moves the same bytes).
-Op activation(const Shard &sh, const char *name, double elems, bool backward) {
-  return pointwise(OpKind::Activation, name, sh.model.gated() ? cost::PointwiseOp::SwiGlu : cost::PointwiseOp::Gelu,
-                   elems, sh.dtype, backward);
+/// The MLP activation over `elems` outputs of `block` ("mlp", "moe"):
+/// SwiGLU or GELU (ReLU moves the same bytes), with the bias add, in one
+/// kernel (Megatron's fused bias-GeLU, a fused SiLU-and-multiply). Unfused,
+/// eager PyTorch adds the bias, then activates; SwiGLU is a SiLU over the
+/// gate, then a multiply by the up projection.
+void activation(Chain &c, const Shard &sh, const std::string &block, double elems, bool backward) {
+  bool gated = sh.model.gated();
+  auto table = [&](cost::PointwiseOp op, const std::string &name) {
+    c.add(pointwise(OpKind::Activation, name.c_str(), op, elems, sh.dtype, backward));
+  };
+  auto plain = [&](const std::string &name, double flops, double accesses) {
+    c.add(pointwise(OpKind::Activation, name.c_str(), elems, flops, accesses, sh.d));
+  };
+  const char *suffix = backward ? ".bwd" : "";
+  if (sh.fused || (!gated && !sh.model.bias)) return table(gated ? cost::PointwiseOp::SwiGlu : cost::PointwiseOp::Gelu, block + ".act" + suffix);
+  if (gated && backward) { // dy * up and dy * silu(gate); then SiLU's backward
+    plain(block + ".gate.mul.bwd", 2, 5);
+    return table(cost::PointwiseOp::Gelu, block + ".act.bwd");
+  }
+  if (!gated && !backward) plain(block + ".fc1.bias", 1, 2);
+  table(cost::PointwiseOp::Gelu, block + ".act" + suffix);
+  if (gated) plain(block + ".gate.mul", 1, 3);
 }
 
 Op softmax(const Shard &sh, const char *name, bool backward) {
   return pointwise(OpKind::Softmax, name, cost::PointwiseOp::Softmax, sh.scoreElems(), sh.dtype, backward);
+}
+
+/// The scores' scale and causal mask: inside Megatron's fused
+/// scale-mask-softmax, or two kernels of their own in eager PyTorch (a
+/// multiply, a masked fill), each reading and writing the scores.
+void scaleAndMask(Chain &c, const Shard &sh, bool backward) {
+  if (sh.fused) return;
+  if (backward) return c.add(pointwise(OpKind::Softmax, "attn.scale.bwd", sh.scoreElems(), 1, 2, sh.d)), void();
+  c.add(pointwise(OpKind::Softmax, "attn.scale", sh.scoreElems(), 1, 2, sh.d));
+  c.add(pointwise(OpKind::Softmax, "attn.mask", sh.scoreElems(), 1, 2, sh.d));
 }
 
 /// Training only: generation runs the model in eval mode.
@@ -97,10 +124,17 @@ void biasGrad(Chain &c, const Shard &sh, const char *name, double elems) {
 }
 
 /// The end of a block: out = residual + dropout(x + bias), one fused kernel
-/// (Megatron's bias-dropout-add) that also writes the mask.
-Op residualAdd(const Shard &sh, const char *name) {
-  if (!dropout(sh)) return pointwise(OpKind::Residual, name, sh.actElems(), sh.model.bias ? 2 : 1, 3, sh.d);
-  return withMask(pointwise(OpKind::Residual, name, sh.actElems(), 2 + kDropoutFlops, 3, sh.d), sh.actElems());
+/// (Megatron's bias-dropout-add) that also writes the mask. Unfused, eager
+/// PyTorch adds the bias, runs the dropout and adds the residual in turn.
+void residualAdd(Chain &c, const Shard &sh, const char *name) {
+  if (!sh.fused && (sh.model.bias || dropout(sh))) {
+    if (sh.model.bias) c.add(pointwise(OpKind::Residual, "bias.add", sh.actElems(), 1, 2, sh.d));
+    if (dropout(sh)) c.add(dropoutForward(sh, "dropout", sh.actElems()));
+    c.add(pointwise(OpKind::Residual, name, sh.actElems(), 1, 3, sh.d));
+    return;
+  }
+  if (!dropout(sh)) return c.add(pointwise(OpKind::Residual, name, sh.actElems(), sh.model.bias ? 2 : 1, 3, sh.d)), void();
+  c.add(withMask(pointwise(OpKind::Residual, name, sh.actElems(), 2 + kDropoutFlops, 3, sh.d), sh.actElems()));
 }
 
 /// Backward of residualAdd into the branch: the dropout mask over the
@@ -166,6 +200,7 @@ void attentionForward(Chain &c, const Shard &sh) {
   // first and read back by the GEMM. FlashAttention adds it in registers.
   if (sh.model.alibi()) c.add(pointwise(OpKind::Softmax, "attn.alibi", sh.scoreElems(), 0, 2, sh.d));
   c.add(gemm("attn.score", sh.s, kv, sh.model.headDim, batch));
+  scaleAndMask(c, sh, false);
   c.add(softmax(sh, "attn.softmax", false));
   if (dropout(sh)) c.add(dropoutForward(sh, "attn.probs.dropout", sh.scoreElems()));
   c.add(gemm("attn.pv", sh.s, sh.model.headDim, kv, batch));
@@ -189,6 +224,7 @@ void attentionBackward(Chain &c, const Shard &sh) {
   c.add(gemm("attn.pv.dgrad_p", sh.s, kv, hd, batch));
   if (dropout(sh)) c.add(dropoutBackward(sh, "attn.probs.dropout.bwd", sh.scoreElems()));
   c.add(softmax(sh, "attn.softmax.bwd", true));
+  scaleAndMask(c, sh, true);
   c.add(gemm("attn.score.dgrad_q", sh.s, hd, kv, batch));
   c.add(gemm("attn.score.dgrad_k", kv, hd, sh.s, batch));
 }
@@ -202,7 +238,7 @@ void moeForward(Chain &c, const Shard &sh) {
   c.add(collective(OpKind::AllToAll, "moe.dispatch", Group::EP, routed * m.hidden * sh.d));
   int64_t f1 = m.expertFfn * (m.gated() ? 2 : 1) / sh.t(), f2 = m.expertFfn / sh.t();
   c.add(gemm("moe.fc1", perExpert, f1, m.hidden, local));
-  c.add(activation(sh, "moe.act", double(perExpert) * local * f2, false));
+  activation(c, sh, "moe", double(perExpert) * local * f2, false);
   c.add(gemm("moe.fc2", perExpert, m.hidden, f2, local));
   c.add(collective(OpKind::AllToAll, "moe.combine", Group::EP, routed * m.hidden * sh.d));
 }
@@ -215,7 +251,7 @@ void moeBackward(Chain &c, const Shard &sh) {
   c.add(collective(OpKind::AllToAll, "moe.combine.bwd", Group::EP, routed * m.hidden * sh.d));
   c.add(gemm("moe.fc2.dgrad", perExpert, f2, m.hidden, local));
   c.add(gemm("moe.fc2.wgrad", f2, m.hidden, perExpert, local));
-  c.add(activation(sh, "moe.act.bwd", double(perExpert) * local * f2, true));
+  activation(c, sh, "moe", double(perExpert) * local * f2, true);
   c.add(gemm("moe.fc1.dgrad", perExpert, m.hidden, f1, local));
   c.add(gemm("moe.fc1.wgrad", m.hidden, f1, perExpert, local));
   c.add(collective(OpKind::AllToAll, "moe.dispatch.bwd", Group::EP, routed * m.hidden * sh.d));
@@ -226,7 +262,7 @@ void moeBackward(Chain &c, const Shard &sh) {
 void mlpForward(Chain &c, const Shard &sh) {
   int64_t T = sh.tokens, f = sh.model.ffn / sh.t();
   c.add(gemm("mlp.fc1", T, sh.ffnLocal, sh.model.hidden));
-  c.add(activation(sh, "mlp.act", double(T) * f, false));
+  activation(c, sh, "mlp", double(T) * f, false);
   c.add(gemm("mlp.fc2", T, sh.model.hidden, f));
 }
 
@@ -245,12 +281,12 @@ void layerForward(Chain &c, const Shard &sh, int64_t layer) {
   attentionForward(c, sh);
   c.add(gemm("attn.out", T, sh.model.hidden, qLocal(sh)));
   tpReduce(c, sh, "attn.tp.allreduce", "attn.sp.reducescatter");
-  c.add(residualAdd(sh, "attn.residual"));
+  residualAdd(c, sh, "attn.residual");
   c.add(norm(sh, "mlp.norm", false));
   spGather(c, sh, "mlp.sp.allgather");
   sh.isMoeLayer(layer) ? moeForward(c, sh) : mlpForward(c, sh);
   tpReduce(c, sh, "mlp.tp.allreduce", "mlp.sp.reducescatter");
-  c.add(residualAdd(sh, "mlp.residual"));
+  residualAdd(c, sh, "mlp.residual");
 }
 
 void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
@@ -269,7 +305,7 @@ void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
   } else {
     c.add(gemm("mlp.fc2.dgrad", T, f, h));
     c.add(gemm("mlp.fc2.wgrad", f, h, T));
-    c.add(activation(sh, "mlp.act.bwd", double(T) * f, true));
+    activation(c, sh, "mlp", double(T) * f, true);
     biasGrad(c, sh, "mlp.fc1.bgrad", double(T) * sh.ffnLocal);
     c.add(gemm("mlp.fc1.dgrad", T, h, sh.ffnLocal));
     dgradReduceThenWgrad(c, sh, "mlp.tp.allreduce.bwd", "mlp.sp.reducescatter.bwd", "mlp.sp.input_allgather",

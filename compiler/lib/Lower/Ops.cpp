@@ -103,6 +103,7 @@ Shard makeShard(const ir::Layout &layout, const ExperimentPoint &p) {
   sh.training = p.isTraining();
   sh.dtype = p.precision();
   sh.d = sh.kvBytes = bytesOf(sh.dtype);
+  sh.fused = p.stack.fusedKernels;
   if (const TrainingSpec *t = p.training ? &*p.training : nullptr) {
     sh.flash = t->flashAttention;
     sh.b = t->microBatch;

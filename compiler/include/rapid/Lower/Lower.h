@@ -45,6 +45,7 @@ struct Shard {
   double gradBucket = 0;
   double gradBytes = 4;        ///< bytes of a gradient, kept and reduced (stack.grad_precision)
   bool gradReduceOverlap = true; ///< stack.grad_reduce_overlap
+  bool fused = true;             ///< stack.fused_kernels
   bool ppScatterGather = false;  ///< stack.pp_scatter_gather
 
   int64_t layerBegin(int64_t chunk, int64_t stage) const { return layout.layerBegin(chunk, stage); }
