@@ -175,6 +175,36 @@ TEST(Plan, StepCountsAndBytes) {
   EXPECT_TRUE(coll::planCollective(trace::CollKind::AllReduce, 8, {{4}}, ~0u, 1, ring).steps.empty());
 }
 
+TEST(Plan, PhasesKnowTheirQueueAndWhereTheEndpointWorks) {
+  coll::AlgorithmTable ring;
+  // Ring(4) x Ring(2): RS d0 (3 steps), RS d1 (1), AG d1 (1), AG d0 (3).
+  auto ar = coll::planCollective(trace::CollKind::AllReduce, 800, {{4}, {2}}, ~0u, 0, ring);
+  ASSERT_EQ(ar.steps.size(), 8u);
+  std::vector<int> queues;
+  for (const coll::Step &st : ar.steps)
+    queues.push_back(ar.phases[st.phase].queue);
+  EXPECT_EQ(queues, (std::vector<int>{0, 0, 0, 1, 1, 0, 0, 0}));
+  // The turn from RS to AG in dimension 1 is one Astra-Sim all-reduce phase.
+  std::vector<bool> opens, reduces;
+  for (uint32_t s = 0; s < ar.steps.size(); ++s) {
+    opens.push_back(coll::opensPhase(ar, s));
+    reduces.push_back(coll::reducesInput(ar, s));
+  }
+  EXPECT_EQ(opens, (std::vector<bool>{true, false, false, true, false, true, false, false}));
+  EXPECT_EQ(reduces, (std::vector<bool>{true, true, true, true, false, false, false, false}));
+  // A group's rank list runs in dimension 0's queue, whichever it spans.
+  auto group = coll::planCollective(trace::CollKind::AllGather, 800, {{4}, {2}}, 0b10, 2, ring);
+  ASSERT_EQ(group.phases.size(), 1u);
+  EXPECT_EQ(group.phases[0].queue, 0);
+  // A tree reduces what its children send, not what its parent sends back.
+  coll::AlgorithmTable dbt;
+  dbt.perKind[0] = {coll::Algorithm::DoubleBinaryTree};
+  auto tree = coll::planCollective(trace::CollKind::AllReduce, 800, {{4}}, ~0u, 0, dbt);
+  ASSERT_EQ(tree.steps.size(), 3u);
+  EXPECT_TRUE(coll::reducesInput(tree, 0));
+  EXPECT_FALSE(coll::reducesInput(tree, 1));
+}
+
 TEST(Plan, DoubleBinaryTreesAreComplementary) {
   // For even p every position is internal in exactly one of the two trees.
   for (int p : {2, 4, 8, 16}) {

@@ -94,7 +94,7 @@ static std::vector<Phase> phaseLine(CollKind kind, const std::vector<std::vector
   if (groupSize > 0 && grid) {
     for (int a = 0; a < int(grid->axes.size()); ++a) {
       const GroupGrid::Axis &ax = grid->axes[a];
-      line.push_back(Phase{PhaseOp::AllToAll, algos.pick(kind, ax.dim), -1, ax.size, ax.stride, a});
+      line.push_back(Phase{PhaseOp::AllToAll, algos.pick(kind, ax.dim), -1, ax.size, ax.stride, a, ax.dim});
     }
     return line;
   }
@@ -110,7 +110,7 @@ static std::vector<Phase> phaseLine(CollKind kind, const std::vector<std::vector
     int stride = 1;
     for (int extent : dims[d]) {
       if ((involved >> d & 1) && extent > 1)
-        line.push_back(Phase{PhaseOp::AllToAll, algos.pick(kind, d), d, extent, stride});
+        line.push_back(Phase{PhaseOp::AllToAll, algos.pick(kind, d), d, extent, stride, -1, d});
       stride *= extent;
     }
   }
@@ -147,6 +147,23 @@ Plan planCollective(CollKind kind, double chunkBytes, const std::vector<std::vec
     for (size_t i = line.size() - (tree ? 1 : 0); i-- > 0;)
       run(line[i], PhaseOp::AllGather);
   return plan;
+}
+
+bool opensPhase(const Plan &plan, uint32_t s) {
+  if (s == 0)
+    return true;
+  const Step &st = plan.steps[s], &prev = plan.steps[s - 1];
+  if (st.phase == prev.phase)
+    return false;
+  const Phase &a = plan.phases[prev.phase], &b = plan.phases[st.phase];
+  bool turn = a.op == PhaseOp::ReduceScatter && b.op == PhaseOp::AllGather && a.dim == b.dim &&
+              a.gridAxis == b.gridAxis && a.axisStride == b.axisStride;
+  return !turn;
+}
+
+bool reducesInput(const Plan &plan, uint32_t s) {
+  const Step &st = plan.steps[s];
+  return plan.phases[st.phase].op == PhaseOp::ReduceScatter || st.pattern == Pattern::TreeGather;
 }
 
 TreeLinks treeLinks(int p, int tree, int pos) {

@@ -62,6 +62,10 @@ struct Phase {
   int size = 1;       ///< participants p
   int axisStride = 1; ///< within the dimension (or the group's grid): stride of this axis
   int gridAxis = -1;  ///< >= 0: a phase along this axis of the group's grid
+  /// The network dimension whose chunk queue the phase occupies
+  /// (active-chunks-per-dimension): its own, a grid axis's, and 0 for a
+  /// group's rank list, which Astra-Sim runs as one ring in dimension 0.
+  int queue = 0;
 };
 
 struct Step {
@@ -118,6 +122,16 @@ struct Plan {
   std::vector<Step> steps;
   std::string problem; ///< why the plan cannot run, or empty
 };
+
+/// Whether step `s` opens a phase: the member's endpoint then prepares the
+/// phase's first send (Astra-Sim's endpoint-delay). An all-reduce's turn
+/// from reduce-scatter to all-gather on the same axis does not: Astra-Sim
+/// runs the two as one all-reduce phase.
+bool opensPhase(const Plan &plan, uint32_t s);
+
+/// Whether the data step `s` receives is reduced into the member's own
+/// before it goes on: reduce-scatter steps and a tree's gather from children.
+bool reducesInput(const Plan &plan, uint32_t s);
 
 /// dims: the axes of each network dimension ({8} for a ring, {4, 4} for a
 /// 2-D torus); involved: bitmask; groupSize > 0 plans over a communicator
