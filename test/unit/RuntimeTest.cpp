@@ -317,6 +317,10 @@ TEST(SystemConfig, WrittenJsonReadsBack) {
   c.activeChunks = 2;
   c.algorithms.perKind[0] = {coll::Algorithm::Ring, coll::Algorithm::DoubleBinaryTree};
   c.algorithms.perKind[3] = {coll::Algorithm::Direct};
+  c.endpointDelayNs = 10;
+  c.sharedBus = true;
+  c.reductionNsPer100B = 3;
+  c.reduceMemBytesPerNs = 50;
   auto back = engine::parseSystemConfig("<test>", engine::writeSystemConfigJson(c));
   ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
   EXPECT_EQ(back->splits, 8);
@@ -325,6 +329,10 @@ TEST(SystemConfig, WrittenJsonReadsBack) {
   EXPECT_TRUE(back->algorithms.perKind[1].empty());
   EXPECT_EQ(back->algorithms.perKind[3], c.algorithms.perKind[3]);
   EXPECT_FALSE(back->roofline);
+  EXPECT_EQ(back->endpointDelayNs, 10);
+  EXPECT_TRUE(back->sharedBus);
+  EXPECT_EQ(back->reductionNsPer100B, 3);
+  EXPECT_DOUBLE_EQ(back->reduceMemBytesPerNs, 50);
 }
 
 TEST(Plan, GroupCollectiveUsesItsDimensionsAlgorithm) {

@@ -50,11 +50,16 @@ llvm::Error readAlgorithms(const std::string &path, const llvm::json::Object &o,
 const llvm::StringRef kKnownKeys[] = {
     "preferred-dataset-splits", "active-chunks-per-dimension", "all-reduce-implementation",
     "all-gather-implementation", "reduce-scatter-implementation", "all-to-all-implementation",
-    "roofline-enabled", "peak-perf", "local-mem-bw",
+    "roofline-enabled", "peak-perf", "local-mem-bw", "endpoint-delay", "local-reduction-delay",
+    "model-shared-bus",
     // read by Astra-Sim, not by us (docs/runtime.md)
-    "scheduling-policy", "endpoint-delay", "collective-optimization", "local-reduction-delay",
-    "intra-dimension-scheduling", "inter-dimension-scheduling", "boost-mode", "trace-enabled",
-    "replay-only", "track-local-mem", "local-mem-trace-filename", "model-shared-bus", "L", "o", "g", "G"};
+    "scheduling-policy", "collective-optimization", "intra-dimension-scheduling",
+    "inter-dimension-scheduling", "boost-mode", "trace-enabled", "replay-only", "track-local-mem",
+    "local-mem-trace-filename", "L", "o", "g", "G"};
+
+/// The longest endpoint or reduction delay accepted, in ns: an hour, as for
+/// link latencies; a finite value whose sums still fit the clock.
+constexpr int64_t kMaxDelayNs = 3'600'000'000'000;
 
 /// `key` as an integer from `lo` to `hi`, or `dflt` when absent.
 llvm::Expected<int64_t> integer(const std::string &path, const llvm::json::Object &o, llvm::StringRef key,
@@ -91,6 +96,13 @@ llvm::Expected<SystemConfig> fromJson(const std::string &path, const llvm::json:
   if (!splits) return splits.takeError();
   auto active = integer(path, *o, "active-chunks-per-dimension", 0, 0, kMaxSplits);
   if (!active) return active.takeError();
+  // Astra-Sim's cycles are its CLOCK_PERIOD of 1 ns (system/Common.hh).
+  auto endpoint = integer(path, *o, "endpoint-delay", 0, 0, kMaxDelayNs);
+  if (!endpoint) return endpoint.takeError();
+  auto sharedBus = integer(path, *o, "model-shared-bus", 0, 0, 1);
+  if (!sharedBus) return sharedBus.takeError();
+  auto per100B = integer(path, *o, "local-reduction-delay", cfg.reductionNsPer100B, 0, kMaxDelayNs / 100);
+  if (!per100B) return per100B.takeError();
   auto roofline = integer(path, *o, "roofline-enabled", 0, 0, 1);
   if (!roofline) return roofline.takeError();
   // TFLOP/s and GB/s, finite and not absurd: 1e6 of either is 1000x any GPU.
@@ -100,9 +112,13 @@ llvm::Expected<SystemConfig> fromJson(const std::string &path, const llvm::json:
   if (!memBw) return memBw.takeError();
   cfg.splits = int(*splits);
   cfg.activeChunks = int(*active);
+  cfg.endpointDelayNs = *endpoint;
+  cfg.sharedBus = *sharedBus != 0;
+  cfg.reductionNsPer100B = *per100B;
   cfg.roofline = *roofline != 0;
   cfg.peakFlopsPerNs = *peak * 1e12 / 1e9;
   cfg.memBytesPerNs = *memBw * 1e9 / 1e9;
+  cfg.reduceMemBytesPerNs = cfg.memBytesPerNs; // Astra-Sim's GB here is 10^9 B (Sys.cc)
   if (cfg.roofline && !(cfg.peakFlopsPerNs > 0 && cfg.memBytesPerNs > 0))
     return configError(path, "roofline needs 'peak-perf' and 'local-mem-bw'");
   for (int k = 0; k < 4; ++k)
@@ -134,16 +150,22 @@ std::string writeSystemConfigJson(const SystemConfig &cfg) {
   j.object([&] {
     j.attribute("preferred-dataset-splits", cfg.splits);
     j.attribute("active-chunks-per-dimension", cfg.activeChunks);
+    j.attribute("endpoint-delay", cfg.endpointDelayNs);
+    if (cfg.sharedBus) {
+      j.attribute("model-shared-bus", 1);
+      j.attribute("local-reduction-delay", cfg.reductionNsPer100B);
+    }
     for (int k = 0; k < 4; ++k)
       if (!cfg.algorithms.perKind[k].empty())
         j.attributeArray(kAlgorithmKeys[k], [&] {
           for (coll::Algorithm a : cfg.algorithms.perKind[k]) j.value(coll::algorithmName(a));
         });
     j.attribute("roofline-enabled", cfg.roofline ? 1 : 0);
-    if (cfg.roofline) {
+    if (cfg.roofline)
       j.attribute("peak-perf", cfg.peakFlopsPerNs * 1e9 / 1e12);
-      j.attribute("local-mem-bw", cfg.memBytesPerNs);
-    }
+    // One key for both uses, as in Astra-Sim: written when either needs it.
+    if (cfg.roofline || cfg.reduceMemBytesPerNs > 0)
+      j.attribute("local-mem-bw", cfg.reduceMemBytesPerNs > 0 ? cfg.reduceMemBytesPerNs : cfg.memBytesPerNs);
   });
   return out + "\n";
 }

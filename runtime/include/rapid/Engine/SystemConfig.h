@@ -3,8 +3,15 @@
 // Reads the keys of Astra-Sim's system JSON that rapid models; other keys are
 // ignored so the same file serves both simulators:
 //   "preferred-dataset-splits": chunks per collective (default 4)
-//   "active-chunks-per-dimension": chunks of one collective in flight at
-//       once per member (default 0: all of them)
+//   "active-chunks-per-dimension": chunks of a collective a member works on
+//       at once in each network dimension (default 0: no limit)
+//   "endpoint-delay": ns a member's endpoint spends before a collective
+//       phase's first send and after each step's receives (default 0)
+//   "local-mem-bw" also times reductions: 3 x bytes / local-mem-bw per
+//       reduced message (read two operands, write one), as Astra-Sim does
+//   "model-shared-bus": 0/1, "local-reduction-delay": with the shared bus
+//       on, a reduction takes local-reduction-delay ns per 100 B + 50 ns
+//       more (default 1, Astra-Sim's), and the bus replaces endpoint-delay
 //   "all-reduce-implementation", "all-gather-implementation",
 //   "reduce-scatter-implementation", "all-to-all-implementation":
 //       per-dimension lists of "ring" | "direct" | "halvingDoubling"
@@ -22,11 +29,17 @@ inline constexpr int kMaxSplits = 4096;
 
 struct SystemConfig {
   int splits = 4;
-  int activeChunks = 0; ///< 0: no limit
+  int activeChunks = 0; ///< per member and dimension; 0: no limit
+  int64_t endpointDelayNs = 0;
+  bool sharedBus = false;           ///< model-shared-bus
+  int64_t reductionNsPer100B = 1;   ///< local-reduction-delay (shared bus only)
   coll::AlgorithmTable algorithms;
   bool roofline = false;
   double peakFlopsPerNs = 0; ///< from peak-perf
-  double memBytesPerNs = 0;  ///< from local-mem-bw
+  double memBytesPerNs = 0;  ///< from local-mem-bw, for the roofline
+  /// local-mem-bw as the system file gives it, for reductions (0: free);
+  /// --local-mem-bw sets the roofline's only.
+  double reduceMemBytesPerNs = 0;
 };
 
 llvm::Expected<SystemConfig> loadSystemConfig(const std::string &path);
