@@ -252,6 +252,21 @@ int64_t simulateRing(int ranks) {
 
 } // namespace
 
+TEST(Simulator, ThousandsOfChunksWaitingForOneSlotHandOverInTurn) {
+  // Ring(2) at 1 B/ns and 100 ns; 4096 chunks of 2 B, one at a time: each
+  // is a 1 B reduce-scatter step and a 1 B all-gather step of 101 ns.
+  Topology topo(NetworkSpec{{dim(DimKind::Ring, {2})}});
+  Network net(topo, NetMode::Congestion);
+  trace::Workload w = allReduceWorkload(2, 2 * 4096);
+  coll::CommGroups groups;
+  engine::SimOptions opts;
+  opts.system.splits = 4096;
+  opts.system.activeChunks = 1;
+  auto res = engine::Simulator(w, net, groups, opts).run();
+  ASSERT_TRUE(bool(res)) << llvm::toString(res.takeError());
+  EXPECT_EQ(res->totalNs, 4096 * 2 * 101);
+}
+
 TEST(Simulator, IndependentContextsRunInParallelThreads) {
   // Closed form on an idle ring: 2(p-1)/p * S/B + 2(p-1) L.
   int64_t expected4 = 6000 + 600, expected8 = 7000 + 1400;

@@ -7,7 +7,8 @@
 // pair the right ones. Each member walks the instance's plan once per chunk;
 // a chunk's step s sends its messages and waits for step s's messages from
 // its peers. Messages that arrive before their step (a fast peer) are
-// counted and consumed later.
+// counted and consumed later. Around the sends and receives a chunk may wait
+// for a slot in its dimension's queue and for its endpoint (ChunkQueues.cpp).
 //===----------------------------------------------------------------------===//
 
 #include "rapid/Engine/Simulator.h"
@@ -42,11 +43,17 @@ void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
   size_t members = inst.members ? inst.members->size() : size_t(topo.numRanks());
   inst.membersLeft = uint32_t(members);
   inst.node.assign(members, kNone);
-  inst.running.assign(members, 0);
   inst.curStep.assign(members * inst.chunks, 0);
+  inst.stage.assign(members * inst.chunks, kEnter);
   inst.received.assign(members * inst.chunks * inst.numSteps, 0);
   inst.chunksLeft.assign(members, inst.chunks);
-  inst.nextChunk.assign(members, 0);
+  if (opts_.system.activeChunks) {
+    size_t queues = members * dims.size();
+    inst.dimActive.assign(queues, 0);
+    inst.waitHead.assign(queues, kNone);
+    inst.waitTail.assign(queues, kNone);
+    inst.waitNext.assign(members * inst.chunks, kNone);
+  }
 }
 
 /// The instance this node joins, created by the first member to arrive.
@@ -131,19 +138,19 @@ void Simulator::startFullInstances() {
 }
 
 /// The member's collective got a comm stream: its chunks start walking.
+/// Each asks for its first dimension's slot now, in chunk order, as
+/// Astra-Sim queues all of a collective's chunks when it starts.
 void Simulator::startCollective(uint32_t r, uint32_t idx) {
   uint32_t id = ranks_[r].instOf[idx];
   uint32_t member = memberIndex(r, w_.ranks[r].nodes[idx]);
-  instances_[id].running[member] = 1;
   if (instances_[id].numSteps == 0)
     return memberDone(id, member);
-  uint32_t active = uint32_t(opts_.system.activeChunks);
-  uint32_t first = std::min(instances_[id].chunks, active ? active : UINT32_MAX);
-  for (uint32_t c = 0; c < first && !error_; ++c)
-    runChunk(id, member, instances_[id].nextChunk[member]++);
+  for (uint32_t c = 0; c < instances_[id].chunks && !error_; ++c)
+    runChunk(id, member, c);
 }
 
-/// Sends the current step and keeps going while its messages are already in.
+/// Where a member sits in a phase: its rank, its index within the phase's
+/// dimension (local) and its position along the phase's axis (pos).
 Simulator::Place Simulator::placeOf(const Instance &inst, const coll::Phase &ph,
                                     uint32_t member) const {
   uint32_t rank = rankOf(inst, member);
@@ -164,21 +171,54 @@ uint32_t Simulator::expectedAt(const Instance &inst, uint32_t member, uint32_t c
   return coll::expectedAt(st, ph.size, placeOf(inst, ph, member).pos, chunk);
 }
 
-/// Sends the current step and keeps going while its messages are already in.
+/// Moves a member's chunk on as far as it can go now: into its dimension's
+/// queue, past its endpoint's delays, through every step whose messages are
+/// already in. Each stage is left by one kind of event only (a slot handed
+/// over, a delay's end, the step's last message), so no step runs twice.
 void Simulator::runChunk(uint32_t id, uint32_t member, uint32_t chunk) {
   Instance &inst = instances_[id];
-  uint32_t &step = inst.curStep[member * inst.chunks + chunk];
-  for (; step < inst.numSteps; ++step) {
-    sendStep(id, member, chunk, step);
-    size_t slot = (size_t(member) * inst.chunks + chunk) * inst.numSteps + step;
-    if (inst.received[slot] < expectedAt(inst, member, chunk, step) || error_)
-      return;
+  size_t at = size_t(member) * inst.chunks + chunk;
+  uint32_t &step = inst.curStep[at];
+  uint8_t &stage = inst.stage[at];
+  while (!error_) {
+    switch (ChunkStage(stage)) {
+    case kEnter:
+      if (step == inst.numSteps)
+        return finishChunk(id, member);
+      if (entersQueue(inst, step) && !admit(id, member, chunk))
+        return void(stage = kQueued);
+      [[fallthrough]];
+    case kQueued: // the slot is ours
+      stage = kLead;
+      if (int64_t d = leadDelayPs(inst, step))
+        return resumeAt(d, id, member, chunk);
+      break;
+    case kLead:
+      sendStep(id, member, chunk, step);
+      stage = kWait;
+      break;
+    case kWait: {
+      uint32_t expected = expectedAt(inst, member, chunk, step);
+      if (inst.received[at * inst.numSteps + step] < expected)
+        return;
+      stage = kTail;
+      if (int64_t d = tailDelayPs(inst, step, expected))
+        return resumeAt(d, id, member, chunk);
+      break;
+    }
+    case kTail:
+      if (leavesQueue(inst, step))
+        release(id, member, step);
+      ++step;
+      stage = kEnter;
+      break;
+    }
   }
-  if (--inst.chunksLeft[member] == 0)
-    return memberDone(id, member);
-  // With a limit on chunks in flight, a finished chunk lets the next one go.
-  if (opts_.system.activeChunks && inst.nextChunk[member] < inst.chunks)
-    runChunk(id, member, inst.nextChunk[member]++);
+}
+
+void Simulator::finishChunk(uint32_t id, uint32_t member) {
+  if (--instances_[id].chunksLeft[member] == 0)
+    memberDone(id, member);
 }
 
 void Simulator::sendStep(uint32_t id, uint32_t member, uint32_t chunk, uint32_t step) {
@@ -206,12 +246,9 @@ void Simulator::deliverCollective(const Message &m) {
   uint32_t chunk = m.slot / inst.numSteps, step = m.slot % inst.numSteps;
   size_t slot = size_t(m.member) * inst.chunks * inst.numSteps + m.slot;
   ++inst.received[slot];
-  uint32_t &cur = inst.curStep[m.member * inst.chunks + chunk];
-  if (!inst.running[m.member] || cur != step ||
-      inst.received[slot] < expectedAt(inst, m.member, chunk, step))
-    return;
-  ++cur;
-  runChunk(m.inst, m.member, chunk);
+  size_t at = size_t(m.member) * inst.chunks + chunk;
+  if (inst.stage[at] == kWait && inst.curStep[at] == step)
+    runChunk(m.inst, m.member, chunk);
 }
 
 void Simulator::memberDone(uint32_t id, uint32_t member) {

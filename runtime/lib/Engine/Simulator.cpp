@@ -143,13 +143,18 @@ llvm::Expected<SimResult> Simulator::run() {
         makeReady(r, i);
   for (uint32_t r = 0; r < ranks_.size() && !error_; ++r)
     tryIssue(r);
+  runAdmitted();
   while (!queue_.empty() && !error_) {
     Event e = queue_.pop();
     now_ = e.time;
     if (e.kind == NodeDone)
       complete(e.a, e.b);
-    else
+    else if (e.kind == MsgArrive)
       onArrive(e.a);
+    else
+      runChunk(e.a, e.b / instances_[e.a].chunks, e.b % instances_[e.a].chunks);
+    if (!admitted_.empty())
+      runAdmitted();
   }
   if (!error_)
     for (const auto &s : ranks_)
@@ -166,6 +171,8 @@ llvm::Expected<SimResult> Simulator::run() {
 /// issued and never finished (a receive or collective waiting for a peer), or
 /// else the first node whose dependencies never finished.
 std::string Simulator::diagnoseStall() const {
+  if (std::string queues = diagnoseQueues(); !queues.empty())
+    return queues;
   for (uint32_t r = 0; r < ranks_.size(); ++r) {
     const auto &g = w_.ranks[r];
     for (uint32_t i = 0; i < g.nodes.size(); ++i) {

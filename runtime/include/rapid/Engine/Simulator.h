@@ -83,7 +83,7 @@ public:
   llvm::Expected<SimResult> run();
 
 private:
-  enum EventKind : uint32_t { NodeDone, MsgArrive };
+  enum EventKind : uint32_t { NodeDone, MsgArrive, ChunkResume };
   static constexpr uint32_t kNone = UINT32_MAX;
   enum NodeState : uint8_t { kWaiting, kJoined, kRunning, kDone };
   /// What members must agree on: group, comm_type, comm_size, involved_dim.
@@ -115,6 +115,15 @@ private:
     std::map<CollKey, uint64_t> collSeq; ///< collectives issued per signature
   };
 
+  /// Where a member's chunk is in its current step.
+  enum ChunkStage : uint8_t {
+    kEnter,  ///< about to start the step (a dimension slot, then the lead delay)
+    kQueued, ///< waiting for a slot in the step's dimension queue
+    kLead,   ///< the endpoint prepares the step's sends (lead delay running)
+    kWait,   ///< sent; waiting for the step's messages
+    kTail,   ///< all in; the endpoint takes and reduces them (tail delay running)
+  };
+
   struct Instance {
     trace::CollKind kind = trace::CollKind::AllReduce;
     int64_t commSize = 0;
@@ -125,11 +134,14 @@ private:
     const std::vector<int> *members = nullptr; ///< null: every rank
     const coll::GroupGrid *grid = nullptr;     ///< the group's grid, when it is one
     std::vector<uint32_t> node;                ///< per member; kNone until joined
-    std::vector<uint8_t> running;              ///< per member: issued on its stream
     std::vector<uint32_t> curStep;             ///< per member and chunk
+    std::vector<uint8_t> stage;                ///< ChunkStage per member and chunk
     std::vector<uint16_t> received;            ///< per member, chunk and step
     std::vector<uint32_t> chunksLeft;          ///< per member
-    std::vector<uint32_t> nextChunk;           ///< per member: first chunk not started
+    /// With active-chunks-per-dimension, per member and network dimension:
+    /// chunks working there, and the first and last of those waiting (a
+    /// FIFO linked through waitNext, per member and chunk).
+    std::vector<uint32_t> dimActive, waitHead, waitTail, waitNext;
   };
 
   struct Message {
@@ -174,6 +186,7 @@ private:
   uint32_t findInstance(uint32_t r, const trace::TraceNode &n, uint32_t group);
   void createInstance(Instance &inst, uint32_t r, const trace::TraceNode &n);
   void runChunk(uint32_t inst, uint32_t member, uint32_t chunk);
+  void finishChunk(uint32_t inst, uint32_t member);
   void sendStep(uint32_t inst, uint32_t member, uint32_t chunk, uint32_t step);
   void deliverCollective(const Message &m);
   uint32_t rankOf(const Instance &inst, uint32_t member) const;
@@ -185,6 +198,19 @@ private:
   Place placeOf(const Instance &inst, const coll::Phase &ph, uint32_t member) const;
   uint32_t expectedAt(const Instance &inst, uint32_t member, uint32_t chunk, uint32_t step) const;
   void memberDone(uint32_t inst, uint32_t member);
+
+  // ChunkQueues.cpp
+  /// A chunk named in one word: instance, member and chunk.
+  static uint64_t chunkRef(uint32_t inst, uint32_t slot) { return uint64_t(inst) << 32 | slot; }
+  bool entersQueue(const Instance &inst, uint32_t step) const;
+  bool leavesQueue(const Instance &inst, uint32_t step) const;
+  bool admit(uint32_t inst, uint32_t member, uint32_t chunk);
+  void release(uint32_t inst, uint32_t member, uint32_t step);
+  void runAdmitted();
+  int64_t leadDelayPs(const Instance &inst, uint32_t step) const;
+  int64_t tailDelayPs(const Instance &inst, uint32_t step, uint32_t expected) const;
+  void resumeAt(int64_t delayPs, uint32_t inst, uint32_t member, uint32_t chunk);
+  std::string diagnoseQueues() const;
 
   // Simulator.cpp
   void inject(uint32_t src, uint32_t dst, Message m, uint32_t srcNode);
@@ -227,6 +253,9 @@ private:
   };
   std::unordered_map<ChannelKey, uint32_t, ChannelHash> channelIndex_;
   std::vector<Span> spans_;
+  /// Chunks given a dimension slot by a chunk that left it; they start at
+  /// the end of the current event, in order, so a hand-off never recurses.
+  std::vector<uint64_t> admitted_;
   std::optional<std::string> error_;
 };
 
