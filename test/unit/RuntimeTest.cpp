@@ -348,6 +348,12 @@ TEST(SystemConfig, WrittenJsonReadsBack) {
   EXPECT_TRUE(back->sharedBus);
   EXPECT_EQ(back->reductionNsPer100B, 3);
   EXPECT_DOUBLE_EQ(back->reduceMemBytesPerNs, 50);
+  // No limit goes out as the most chunks there can be (Astra-Sim starts none for 0).
+  auto unlimited = engine::parseSystemConfig("<test>", engine::writeSystemConfigJson(engine::SystemConfig{}));
+  ASSERT_TRUE(bool(unlimited)) << llvm::toString(unlimited.takeError());
+  EXPECT_NE(engine::writeSystemConfigJson(engine::SystemConfig{}).find("\"active-chunks-per-dimension\": 4096"),
+            std::string::npos);
+  EXPECT_EQ(unlimited->activeChunks, 0);
 }
 
 TEST(Plan, GroupCollectiveUsesItsDimensionsAlgorithm) {

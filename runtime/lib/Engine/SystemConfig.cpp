@@ -111,7 +111,9 @@ llvm::Expected<SystemConfig> fromJson(const std::string &path, const llvm::json:
   auto memBw = positive(path, *o, "local-mem-bw", 1e6);
   if (!memBw) return memBw.takeError();
   cfg.splits = int(*splits);
-  cfg.activeChunks = int(*active);
+  // As many slots as a collective can have chunks is no limit (how the
+  // writer says it to Astra-Sim).
+  cfg.activeChunks = *active == kMaxSplits ? 0 : int(*active);
   cfg.endpointDelayNs = *endpoint;
   cfg.sharedBus = *sharedBus != 0;
   cfg.reductionNsPer100B = *per100B;
@@ -149,7 +151,9 @@ std::string writeSystemConfigJson(const SystemConfig &cfg) {
   llvm::json::OStream j(os, 2);
   j.object([&] {
     j.attribute("preferred-dataset-splits", cfg.splits);
-    j.attribute("active-chunks-per-dimension", cfg.activeChunks);
+    // No limit is written as the most chunks there can be: Astra-Sim starts
+    // ceil(value / queues) chunks per queue, so 0 would start none.
+    j.attribute("active-chunks-per-dimension", cfg.activeChunks ? cfg.activeChunks : kMaxSplits);
     j.attribute("endpoint-delay", cfg.endpointDelayNs);
     if (cfg.sharedBus) {
       j.attribute("model-shared-bus", 1);

@@ -4,7 +4,8 @@
 // ignored so the same file serves both simulators:
 //   "preferred-dataset-splits": chunks per collective (default 4)
 //   "active-chunks-per-dimension": chunks of a collective a member works on
-//       at once in each network dimension (default 0: no limit)
+//       at once in each network dimension (default 0: no limit; 4096, what
+//       the writer puts for Astra-Sim, reads as 0)
 //   "endpoint-delay": ns a member's endpoint spends before a collective
 //       phase's first send and after each step's receives (default 0)
 //   "local-mem-bw" also times reductions: 3 x bytes / local-mem-bw per
