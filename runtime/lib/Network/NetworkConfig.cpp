@@ -1,6 +1,7 @@
 //===- NetworkConfig.cpp - Our network JSON, read and written -------------===//
 
 #include "rapid/Network/NetworkConfig.h"
+#include "rapid/Network/FatTree.h"
 #include "rapid/Network/TopologyKinds.h"
 
 #include "DimChecks.h"
@@ -59,9 +60,9 @@ llvm::Error checkDim(const std::string &path, int index, const DimSpec &d) {
   auto bad = [&](const std::string &what) {
     return configError(path, fmt::format("dimension {} ({}): {}", index, dimKindName(d.kind), what));
   };
-  if (d.kind == DimKind::FatTree && !(d.leafSize >= 1 && d.leafSize <= d.size() && d.oversubscription > 0 &&
-                                       d.oversubscription <= 1e6))
-    return bad("needs leaf_size from 1 to the dimension's size and oversubscription above 0 and at most 1e6");
+  if (d.kind == DimKind::FatTree)
+    if (std::string problem = fatTreeProblem(d); !problem.empty())
+      return bad(problem);
   // Finite and within what the picosecond clock can time: a byte on the
   // slowest link, a hop on the longest.
   if (!(d.bandwidth.value() >= 1 && d.bandwidth.value() <= 1e18))
@@ -84,19 +85,55 @@ llvm::Error checkSize(const std::string &path, const NetworkSpec &spec) {
   return llvm::Error::success();
 }
 
-/// A dimension's optional "packet": "9000 B"; 0 when absent.
-static llvm::Expected<Bytes> parsePacket(const llvm::json::Object &o) {
-  const llvm::json::Value *packet = o.get("packet");
-  if (!packet)
-    return Bytes(0);
-  std::optional<llvm::StringRef> text = packet->getAsString();
+/// An optional quantity such as "packet": "9000 B"; 0 when absent.
+static llvm::Expected<double> parseOptional(const llvm::json::Object &o, llvm::StringRef key, Dim dim,
+                                            llvm::StringRef example) {
+  const llvm::json::Value *v = o.get(key);
+  if (!v)
+    return 0.0;
+  std::optional<llvm::StringRef> text = v->getAsString();
   if (!text)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "'packet' is a string with a unit, e.g. \"9000 B\"");
-  auto bytes = parseQuantity(*text, Dim::size());
-  if (!bytes)
-    return bytes.takeError();
-  return Bytes(*bytes);
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "'%s' is a string with a unit, e.g. \"%s\"",
+                                   key.str().c_str(), example.str().c_str());
+  return parseQuantity(*text, dim);
+}
+
+/// The keys that shape a FatTree. Leaf and pod sizes default to the whole
+/// line (one leaf, one pod); a trunk not written is derived (0).
+static llvm::Error parseFatTreeKeys(const llvm::json::Object &o, DimSpec &d) {
+  auto error = [](std::string what) { return llvm::createStringError(llvm::inconvertibleErrorCode(), what); };
+  for (llvm::StringRef key : {"leaf_size", "pod_size"})
+    if (const auto *v = o.get(key); v && !v->getAsInteger())
+      return error(fmt::format("'{}' must be a whole number", key.str()));
+  for (llvm::StringRef key : {"oversubscription", "pod_oversubscription"})
+    if (const auto *v = o.get(key); v && !v->getAsNumber())
+      return error(fmt::format("'{}' must be a number", key.str()));
+  auto trunk = parseOptional(o, "trunk", Dim::bandwidth(), "800 GB/s");
+  if (!trunk)
+    return trunk.takeError();
+  auto podTrunk = parseOptional(o, "pod_trunk", Dim::bandwidth(), "800 GB/s");
+  if (!podTrunk)
+    return podTrunk.takeError();
+  auto count = [&](llvm::StringRef key) {
+    return int(std::clamp<int64_t>(o.getInteger(key).value_or(d.size()), INT_MIN, INT_MAX));
+  };
+  d.leafSize = count("leaf_size");
+  d.podSize = count("pod_size");
+  d.oversubscription = o.getNumber("oversubscription").value_or(1.0);
+  d.podOversubscription = o.getNumber("pod_oversubscription").value_or(1.0);
+  d.trunk = BytesPerSecond(*trunk);
+  d.podTrunk = BytesPerSecond(*podTrunk);
+  return llvm::Error::success();
+}
+
+/// Pods and trunks are a FatTree's; leaf_size and oversubscription have
+/// always been read (and ignored) on any kind, so they still are.
+static std::string misplacedFatTreeKey(const llvm::json::Object &o, DimKind kind) {
+  if (kind != DimKind::FatTree)
+    for (llvm::StringRef key : {"trunk", "pod_size", "pod_oversubscription", "pod_trunk"})
+      if (o.get(key))
+        return fmt::format("'{}' shapes a FatTree, not a {}", key.str(), dimKindName(kind));
+  return "";
 }
 
 static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
@@ -106,8 +143,8 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
     return configError(path, fmt::format("dimension {}: {}", index, what));
   };
   if (auto err = checkKeys(path, fmt::format("dimension {}", index), o,
-                           {"name", "kind", "size", "shape", "bandwidth", "latency", "oversubscription",
-                            "leaf_size", "packet"}))
+                           {"name", "kind", "size", "shape", "bandwidth", "latency", "oversubscription", "leaf_size",
+                            "trunk", "pod_size", "pod_oversubscription", "pod_trunk", "packet"}))
     return err;
   auto kind = o.getString("kind");
   if (!kind || !parseDimKind(*kind, d.kind))
@@ -132,9 +169,8 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
       return bad(fmt::format("'size' and 'shape' are whole numbers of ranks from 1 to {} in all", kMaxRanks));
     extents.push_back(*n);
   }
-  for (llvm::StringRef key : {"leaf_size", "oversubscription"})
-    if (const auto *v = o.get(key); v && !v->getAsNumber())
-      return bad(fmt::format("'{}' must be a number", key.str()));
+  if (std::string problem = misplacedFatTreeKey(o, d.kind); !problem.empty())
+    return bad(problem);
   auto bw = o.getString("bandwidth");
   auto lat = o.getString("latency");
   if (!bw || !lat)
@@ -147,14 +183,14 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
     return bad(llvm::toString(latValue.takeError()));
   d.bandwidth = BytesPerSecond(*bwValue);
   d.latency = Seconds(*latValue);
-  auto packet = parsePacket(o);
+  auto packet = parseOptional(o, "packet", Dim::size(), "9000 B");
   if (!packet)
     return bad(llvm::toString(packet.takeError()));
-  d.packet = *packet;
+  d.packet = Bytes(*packet);
   if (auto err = setShape(path, index, extents, d))
     return err;
-  d.leafSize = int(std::clamp<int64_t>(o.getInteger("leaf_size").value_or(d.size()), 0, INT_MAX));
-  d.oversubscription = o.getNumber("oversubscription").value_or(1.0);
+  if (auto err = parseFatTreeKeys(o, d))
+    return bad(llvm::toString(std::move(err)));
   if (auto err = checkDim(path, index, d))
     return err;
   return d;
@@ -185,6 +221,24 @@ llvm::Expected<NetworkSpec> parseNetworkJson(const std::string &path, llvm::Stri
   return spec;
 }
 
+/// A fat tree's pods and given trunks, only where the tree has them, so a
+/// two-level tree is written as before they existed.
+static void writeFatTreeKeys(llvm::json::OStream &j, const DimSpec &d) {
+  auto rawNumber = [&](llvm::StringRef key, double v) {
+    j.attributeBegin(key);
+    j.rawValue(formatNumber(v));
+    j.attributeEnd();
+  };
+  if (d.trunk.value() > 0)
+    j.attribute("trunk", formatNumber(d.trunk.value()) + " B/s");
+  if (hasPods(d)) {
+    j.attribute("pod_size", int64_t(d.podSize));
+    rawNumber("pod_oversubscription", d.podOversubscription);
+  }
+  if (d.podTrunk.value() > 0)
+    j.attribute("pod_trunk", formatNumber(d.podTrunk.value()) + " B/s");
+}
+
 std::string writeNetworkJson(const NetworkSpec &spec) {
   std::string out;
   llvm::raw_string_ostream os(out);
@@ -213,6 +267,7 @@ std::string writeNetworkJson(const NetworkSpec &spec) {
           j.attributeEnd();
           if (d.leafSize != d.size())
             j.attribute("leaf_size", int64_t(d.leafSize));
+          writeFatTreeKeys(j, d);
           if (d.packet.value() > 0)
             j.attribute("packet", formatNumber(d.packet.value()) + " B");
         });

@@ -124,7 +124,7 @@ llvm::Expected<NetworkSpec> parseNetworkYaml(const std::string &path, llvm::Stri
     d.latency = Seconds(lat * 1e-9);
     if (auto err = setShape(path, int(i), {int64_t(size)}, d))
       return err;
-    d.leafSize = d.size();
+    d.leafSize = d.podSize = d.size(); // a fat tree of one leaf
     if (auto err = checkDim(path, int(i), d))
       return err;
     spec.dims.push_back(d);
