@@ -258,6 +258,10 @@ TEST(FatTree, ProblemsNameTheKey) {
   onePod.podOversubscription = 7;
   EXPECT_EQ(fatTreeProblem(onePod), "pod_oversubscription and pod_trunk shape the trunks above the pods, but there "
                                     "is one pod (pod_size is the dimension's 16 ranks)");
+  DimSpec oneLeaf = fatTree(16, 16, 16);
+  oneLeaf.trunk = BytesPerSecond(1e9);
+  EXPECT_EQ(fatTreeProblem(oneLeaf),
+            "trunk shapes the trunks above the leaves, but there is one leaf (leaf_size is the dimension's 16 ranks)");
   DimSpec both = fatTree(16, 4, 8);
   both.trunk = BytesPerSecond(1e9);
   both.oversubscription = 2;

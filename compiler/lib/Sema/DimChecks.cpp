@@ -58,13 +58,17 @@ void Sema::checkFatTreeFields(const DimensionSpec &d, const Record::Dim &written
   else if (d.podSize != 0 && d.leafSize != 0 && d.podSize % d.leafSize != 0)
     report("pod_size", fmt::format("pod_size = {} is not a whole number of leaves of leaf_size = {} in dimension '{}'",
                                    d.podSize, d.leafSize, d.name));
-  bool pods = d.podSize != 0 && d.podSize < d.size;
-  for (auto [field, set] : {std::pair{"pod_oversubscription", d.podOversubscription != 1},
-                            {"pod_trunk", d.podTrunk.value() != 0}})
-    if (set && !pods)
-      report(field, fmt::format("'{}' shapes the trunks above the pods, but dimension '{}' is one pod of {} ranks; "
-                                "set pod_size",
-                                field, d.name, d.size));
+  // A tier's trunk fields with one switch in the tier would change nothing.
+  bool leaves = d.leafSize != 0 && d.leafSize < d.size, pods = d.podSize != 0 && d.podSize < d.size;
+  for (auto [field, set, tier, tiers, many] :
+       {std::tuple{"oversubscription", d.oversubscription != 1, "leaf", "leaves", leaves},
+        {"trunk", d.trunk.value() != 0, "leaf", "leaves", leaves},
+        {"pod_oversubscription", d.podOversubscription != 1, "pod", "pods", pods},
+        {"pod_trunk", d.podTrunk.value() != 0, "pod", "pods", pods}})
+    if (set && !many)
+      report(field, fmt::format("'{}' shapes the trunks above the {}, but dimension '{}' is one {} of {} ranks; "
+                                "set {}_size",
+                                field, tiers, d.name, tier, d.size, tier));
   if (d.trunk.value() != 0 && d.oversubscription != 1)
     report("trunk", "a leaf's trunk is given by 'trunk' or by 'oversubscription', not both");
   if (d.podTrunk.value() != 0 && d.podOversubscription != 1)

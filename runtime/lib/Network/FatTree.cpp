@@ -71,6 +71,11 @@ std::string fatTreeProblem(const DimSpec &ds) {
     return "a leaf's trunk is given by trunk or by oversubscription, not both";
   if (ds.podTrunk.value() > 0 && ds.podOversubscription != 1)
     return "a pod's trunk is given by pod_trunk or by pod_oversubscription, not both";
+  // (oversubscription alone has always been read on any dimension, and still is.)
+  if (ds.trunk.value() > 0 && ds.leafSize == n)
+    return fmt::format("trunk shapes the trunks above the leaves, but there is one leaf (leaf_size is the "
+                       "dimension's {} ranks)",
+                       n);
   if (!hasPods(ds) && (ds.podOversubscription != 1 || ds.podTrunk.value() > 0))
     return fmt::format("pod_oversubscription and pod_trunk shape the trunks above the pods, but there is one pod "
                        "(pod_size is the dimension's {} ranks)",
