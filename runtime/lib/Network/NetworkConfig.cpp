@@ -47,8 +47,7 @@ llvm::Expected<double> parseQuantity(llvm::StringRef text, Dim expected) {
   return value * info->scale;
 }
 
-llvm::Error setShape(const std::string &path, int index, llvm::ArrayRef<int64_t> extents,
-                            DimSpec &d) {
+llvm::Error setShape(const std::string &path, int index, llvm::ArrayRef<int64_t> extents, DimSpec &d) {
   const TopologyKind &kind = topologyKind(d.kind);
   if (std::string problem = kind.checkExtents(extents); !problem.empty())
     return configError(path, fmt::format("dimension {}: {}", index, problem));
