@@ -21,6 +21,9 @@ NETWORKS = [
     # Trunks faster than the rank links, and whole-packet forwarding.
     '{"dimensions": [{"kind": "FatTree", "size": 4, "leaf_size": 2, "bandwidth": "1 GB/s",'
     ' "latency": "100 ns", "packet": "256 B"}]}',
+    # Three tiers: a leaf per rank, two pods, a thin core.
+    '{"dimensions": [{"kind": "FatTree", "size": 4, "leaf_size": 1, "pod_size": 2, "pod_oversubscription": 3,'
+    ' "bandwidth": "1 GB/s", "latency": "100 ns"}]}',
 ]
 COLLECTIVES = ["ALL_REDUCE", "ALL_GATHER", "REDUCE_SCATTER", "ALL_TO_ALL", "BROADCAST"]
 MODES = [[], ["--astra-compat"], ["--mode", "analytical"], ["--comm-streams", "2", "--splits", "3"]]

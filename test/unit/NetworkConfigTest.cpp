@@ -30,7 +30,7 @@ TEST(NetworkJson, WriteThenReadGivesTheSameSpec) {
     plain.shape = k.axes(extents);
     plain.bandwidth = BytesPerSecond(100e9);
     plain.latency = Seconds(500 * 1e-9); // what reading "500 ns" gives
-    plain.leafSize = plain.size();
+    plain.leafSize = plain.podSize = plain.size(); // what the reader sets when not written
     DimSpec full = plain;
     full.name = "fast \"x\"";
     full.bandwidth = BytesPerSecond(12.5e9);
@@ -42,6 +42,32 @@ TEST(NetworkJson, WriteThenReadGivesTheSameSpec) {
     std::string text = writeNetworkJson(spec);
     EXPECT_EQ(parsed(text), spec) << text;
   }
+}
+
+/// A three-tier fat tree written and read back: pods, their
+/// oversubscription, a given leaf trunk and a given pod trunk.
+TEST(NetworkJson, FatTreePodsAndTrunksRoundTrip) {
+  DimSpec tree;
+  tree.kind = DimKind::FatTree;
+  tree.shape = {64};
+  tree.bandwidth = BytesPerSecond(50e9);
+  tree.latency = Seconds(1000 * 1e-9);
+  tree.leafSize = 8;
+  tree.podSize = 32;
+  tree.podOversubscription = 7;
+  tree.trunk = BytesPerSecond(300e9);
+  DimSpec given = tree;
+  given.podOversubscription = 1;
+  given.podTrunk = BytesPerSecond(125e9);
+  for (const DimSpec &d : {tree, given}) {
+    NetworkSpec spec{{d}};
+    std::string text = writeNetworkJson(spec);
+    EXPECT_EQ(parsed(text), spec) << text;
+  }
+  EXPECT_NE(writeNetworkJson(NetworkSpec{{tree}}).find(R"("trunk": "300000000000 B/s",
+      "pod_size": 32,
+      "pod_oversubscription": 7)"),
+            std::string::npos);
 }
 
 TEST(NetworkJson, WritesTheCompilersKeys) {

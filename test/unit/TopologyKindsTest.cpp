@@ -4,6 +4,7 @@
 // is tested here without anyone listing it.
 //===----------------------------------------------------------------------===//
 
+#include "rapid/Network/FatTree.h"
 #include "rapid/Network/Routing.h"
 #include "rapid/Network/TopologyKinds.h"
 
@@ -32,6 +33,7 @@ DimSpec sampleDim(const TopologyKind &k) {
   d.bandwidth = BytesPerSecond(100e9);
   d.latency = Seconds(100 * 1e-9);
   d.leafSize = 4;
+  d.podSize = 8; // FatTree(16): three tiers, 4 leaves in 2 pods
   return d;
 }
 
@@ -143,4 +145,125 @@ TEST(TopologyKinds, KingMeshIsKingMesh2DOnASquare) {
     EXPECT_EQ(a.links()[l].src, b.links()[l].src);
     EXPECT_EQ(a.links()[l].dst, b.links()[l].dst);
   }
+}
+
+namespace {
+
+DimSpec fatTree(int n, int leaf, int pod) {
+  DimSpec d = ring(n);
+  d.kind = DimKind::FatTree;
+  d.bandwidth = BytesPerSecond(100e9); // 100 B/ns
+  d.leafSize = leaf;
+  d.podSize = pod;
+  return d;
+}
+
+std::vector<uint32_t> route(const Topology &topo, int src, int dst) {
+  Router router(topo);
+  std::vector<uint32_t> nodes;
+  router.dimensionOrderNodes(src, dst, nodes);
+  return nodes;
+}
+
+double bytesPerNs(const Topology &topo, uint32_t a, uint32_t b) {
+  uint32_t l = topo.linkBetween(a, b);
+  EXPECT_NE(l, kNoLink) << a << " -> " << b;
+  return l == kNoLink ? 0 : topo.links()[l].bytesPerNs;
+}
+
+} // namespace
+
+/// FatTree(16), leaves of 2, pods of 8: switches 16-23 are the leaves,
+/// 24 and 25 the pod spines, 26 the core. Links both ways: 16 rank links,
+/// 8 leaf trunks, 2 pod trunks = 52.
+TEST(FatTree, ThreeTiersOfSwitchesAndTrunks) {
+  DimSpec d = fatTree(16, 2, 8);
+  d.oversubscription = 2;
+  d.podOversubscription = 4;
+  Topology topo(NetworkSpec{{d}});
+  EXPECT_EQ(topo.numNodes(), 16 + 8 + 2 + 1);
+  EXPECT_EQ(topo.links().size(), 52u);
+  // A leaf's trunk: 2 links of 100 B/ns / 2 = 100 B/ns; a pod's: its 4
+  // leaves' trunks / 4 = 100 B/ns.
+  EXPECT_DOUBLE_EQ(bytesPerNs(topo, 0, 16), 100);
+  EXPECT_DOUBLE_EQ(bytesPerNs(topo, 16, 24), 100);
+  EXPECT_DOUBLE_EQ(bytesPerNs(topo, 23, 25), 100);
+  EXPECT_DOUBLE_EQ(bytesPerNs(topo, 25, 26), 100);
+  EXPECT_EQ(topo.linkBetween(16, 26), kNoLink); // leaves reach the core only through their pod
+}
+
+/// Up only as far as the lowest switch above both ends.
+TEST(FatTree, RoutesTurnAtTheLowestCommonSwitch) {
+  Topology topo(NetworkSpec{{fatTree(16, 2, 8)}});
+  EXPECT_EQ(route(topo, 0, 1), (std::vector<uint32_t>{0, 16, 1}));                // one leaf
+  EXPECT_EQ(route(topo, 0, 7), (std::vector<uint32_t>{0, 16, 24, 19, 7}));        // one pod
+  EXPECT_EQ(route(topo, 9, 2), (std::vector<uint32_t>{9, 20, 25, 26, 24, 17, 2})); // across pods
+}
+
+/// Given trunks replace the derived ones: the pod trunk is the pod spine's
+/// own, and the derived pod trunk adds up the given leaf trunks.
+TEST(FatTree, GivenTrunksAndDerivedOnesAbove) {
+  DimSpec d = fatTree(16, 2, 8);
+  d.trunk = BytesPerSecond(300e9);
+  d.podOversubscription = 3;
+  Topology derived(NetworkSpec{{d}});
+  EXPECT_DOUBLE_EQ(bytesPerNs(derived, 16, 24), 300);
+  EXPECT_DOUBLE_EQ(bytesPerNs(derived, 24, 26), 4 * 300 / 3.0);
+  d.podOversubscription = 1;
+  d.podTrunk = BytesPerSecond(50e9);
+  Topology given(NetworkSpec{{d}});
+  EXPECT_DOUBLE_EQ(bytesPerNs(given, 24, 26), 50);
+}
+
+/// Pods are whole leaves, but the last pod and leaf may be partial:
+/// FatTree(12) with leaves of 4 and pods of 8 has 3 leaves (12-14), pods 15
+/// and 16 (the second holds one leaf) and the core 17.
+TEST(FatTree, PartialLastPod) {
+  Topology topo(NetworkSpec{{fatTree(12, 4, 8)}});
+  EXPECT_EQ(topo.numNodes(), 12 + 3 + 2 + 1);
+  EXPECT_EQ(route(topo, 0, 11), (std::vector<uint32_t>{0, 12, 15, 17, 16, 14, 11}));
+  EXPECT_DOUBLE_EQ(bytesPerNs(topo, 14, 16), 400); // a leaf's trunk, though the pod has one leaf
+  EXPECT_DOUBLE_EQ(bytesPerNs(topo, 16, 17), 800);
+}
+
+/// pod_size = the line's size (what the readers write for no pods) is the
+/// two-level tree, link for link.
+TEST(FatTree, OnePodIsTheTwoLevelTree) {
+  Topology two(NetworkSpec{{fatTree(8, 4, 0)}}), onePod(NetworkSpec{{fatTree(8, 4, 8)}});
+  ASSERT_EQ(two.links().size(), onePod.links().size());
+  EXPECT_EQ(two.numNodes(), 8 + 2 + 1);
+  for (size_t l = 0; l < two.links().size(); ++l) {
+    EXPECT_EQ(two.links()[l].src, onePod.links()[l].src);
+    EXPECT_EQ(two.links()[l].dst, onePod.links()[l].dst);
+    EXPECT_EQ(two.links()[l].bytesPerNs, onePod.links()[l].bytesPerNs);
+  }
+}
+
+/// estimatedLinks bounds what is built, fat trees with a switch per rank at
+/// each tier included (the readers' limit relies on it).
+TEST(FatTree, EstimatedLinksBoundTheBuiltOnes) {
+  for (auto [leaf, pod] : {std::pair{1, 1}, {1, 2}, {2, 16}, {4, 8}}) {
+    Topology topo(NetworkSpec{{fatTree(16, leaf, pod)}});
+    EXPECT_LE(double(topo.links().size()), estimatedLinks(DimKind::FatTree, 16, 16)) << leaf << " " << pod;
+  }
+  EXPECT_EQ(Topology(NetworkSpec{{fatTree(16, 1, 1)}}).links().size(), 6u * 16);
+}
+
+TEST(FatTree, ProblemsNameTheKey) {
+  EXPECT_EQ(fatTreeProblem(fatTree(16, 2, 8)), "");
+  EXPECT_EQ(fatTreeProblem(fatTree(16, 17, 16)), "leaf_size must be from 1 to the dimension's 16 ranks, not 17");
+  EXPECT_EQ(fatTreeProblem(fatTree(16, 4, 6)),
+            "pod_size must be a multiple of leaf_size (4) and at most the dimension's 16 ranks, not 6");
+  DimSpec onePod = fatTree(16, 4, 16);
+  onePod.podOversubscription = 7;
+  EXPECT_EQ(fatTreeProblem(onePod), "pod_oversubscription and pod_trunk shape the trunks above the pods, but there "
+                                    "is one pod (pod_size is the dimension's 16 ranks)");
+  DimSpec oneLeaf = fatTree(16, 16, 16);
+  oneLeaf.trunk = BytesPerSecond(1e9);
+  EXPECT_EQ(fatTreeProblem(oneLeaf),
+            "trunk shapes the trunks above the leaves, but there is one leaf (leaf_size is the dimension's 16 ranks)");
+  DimSpec both = fatTree(16, 4, 8);
+  both.trunk = BytesPerSecond(1e9);
+  both.oversubscription = 2;
+  EXPECT_EQ(fatTreeProblem(both), "a leaf's trunk is given by trunk or by oversubscription, not both");
 }

@@ -14,8 +14,13 @@ net::NetworkSpec networkSpec(const ExperimentPoint &p) {
     ds.shape = net::topologyKind(d.kind).axes(d.extents);
     ds.bandwidth = d.bandwidth * p.gpu.calibrationNetwork;
     ds.latency = d.latency;
+    // 0 in the language is "the whole dimension", as the readers write it.
     ds.leafSize = int(d.leafSize > 0 ? d.leafSize : d.size);
     ds.oversubscription = d.oversubscription;
+    ds.trunk = d.trunk * p.gpu.calibrationNetwork;
+    ds.podSize = int(d.podSize > 0 ? d.podSize : d.size);
+    ds.podOversubscription = d.podOversubscription;
+    ds.podTrunk = d.podTrunk * p.gpu.calibrationNetwork;
     ds.packet = d.packet;
     spec.dims.push_back(std::move(ds));
   }

@@ -5,7 +5,6 @@
 
 #include "llvm/ADT/StringExtras.h"
 
-#include <bit>
 
 namespace rapid::sema {
 
@@ -110,7 +109,7 @@ TopologySpec Sema::resolveTopology(const Record &r, const FieldValues *overrides
     dim.kind = kind->kind;
     dim.extents = std::move(extents);
     dim.size = size;
-    checkFatTreeFields(dim, d.stmt->name.range);
+    checkFatTreeFields(dim, d);
     checkAlgorithm(dim, d.stmt->name.range);
     t.gpus *= size;
     t.dims.push_back(std::move(dim));
@@ -118,33 +117,6 @@ TopologySpec Sema::resolveTopology(const Record &r, const FieldValues *overrides
   if (r.dims.empty())
     diags.report(DiagID::MissingField, r.decl->name.range, noun(r), "dim");
   return t;
-}
-
-void Sema::checkFatTreeFields(const DimensionSpec &d, llvm::SMRange at) {
-  if (d.kind != net::DimKind::FatTree) {
-    if (d.leafSize != 0 || d.oversubscription != 1)
-      diags.report(DiagID::BadCall, at,
-                   fmt::format("'leaf_size' and 'oversubscription' shape a FatTree; dimension '{}' is a {}", d.name,
-                               net::dimKindName(d.kind)));
-    return;
-  }
-  if (d.leafSize > d.size)
-    diags.report(DiagID::BadCall, at,
-                 fmt::format("leaf_size = {} exceeds the {} ranks of dimension '{}'", d.leafSize, d.size, d.name));
-}
-
-/// Halving-doubling pairs ranks by bit: every axis of the dimension (so
-/// every group along it) must hold a power of two.
-void Sema::checkAlgorithm(const DimensionSpec &d, llvm::SMRange at) {
-  if (d.algorithm != CollectiveAlgorithm::HalvingDoubling) return;
-  for (int64_t extent : d.extents)
-    if (!std::has_single_bit(uint64_t(extent))) {
-      diags.report(DiagID::BadCall, at,
-                   fmt::format("algorithm = halving_doubling pairs ranks by bit, but dimension '{}' has an axis of {} "
-                               "ranks, not a power of two",
-                               d.name, extent));
-      return;
-    }
 }
 
 FaultsSpec Sema::resolveFaults(const Record &r) {

@@ -183,9 +183,11 @@ public:
   const Record *resolveRef(const Value &v, std::string_view kind);
   TopologySpec resolveTopology(const Record &r, const FieldValues *overrides);
   FaultsSpec resolveFaults(const Record &r);
-  /// leaf_size and oversubscription shape a FatTree and nothing else.
+  // DimChecks.cpp: rules between a dimension's fields, its kind and size.
   void checkAlgorithm(const DimensionSpec &d, llvm::SMRange at);
-  void checkFatTreeFields(const DimensionSpec &dim, llvm::SMRange at);
+  /// The fat-tree fields shape a FatTree and nothing else; its leaves, pods
+  /// and trunks must fit together.
+  void checkFatTreeFields(const DimensionSpec &dim, const Record::Dim &written);
   // Checks.cpp: feasibility problems of a resolved point.
   struct Problem {
     std::string message;

@@ -1,16 +1,16 @@
-//===- NetworkConfig.cpp - Our JSON and Astra-Sim's YAML ------------------===//
+//===- NetworkConfig.cpp - Our network JSON, read and written -------------===//
 
 #include "rapid/Network/NetworkConfig.h"
+#include "rapid/Network/FatTree.h"
 #include "rapid/Network/TopologyKinds.h"
 
-#include "llvm/ADT/SmallString.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/YAMLParser.h"
+#include "DimChecks.h"
 
-#include <fmt/format.h>
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <climits>
 #include <cmath>
-#include <map>
+#include <fmt/format.h>
 
 namespace rapid::net {
 
@@ -47,9 +47,7 @@ llvm::Expected<double> parseQuantity(llvm::StringRef text, Dim expected) {
   return value * info->scale;
 }
 
-/// The axes from what the file wrote, once the kind accepts it.
-static llvm::Error setShape(const std::string &path, int index, llvm::ArrayRef<int64_t> extents,
-                            DimSpec &d) {
+llvm::Error setShape(const std::string &path, int index, llvm::ArrayRef<int64_t> extents, DimSpec &d) {
   const TopologyKind &kind = topologyKind(d.kind);
   if (std::string problem = kind.checkExtents(extents); !problem.empty())
     return configError(path, fmt::format("dimension {}: {}", index, problem));
@@ -57,13 +55,13 @@ static llvm::Error setShape(const std::string &path, int index, llvm::ArrayRef<i
   return llvm::Error::success();
 }
 
-static llvm::Error checkDim(const std::string &path, int index, const DimSpec &d) {
+llvm::Error checkDim(const std::string &path, int index, const DimSpec &d) {
   auto bad = [&](const std::string &what) {
     return configError(path, fmt::format("dimension {} ({}): {}", index, dimKindName(d.kind), what));
   };
-  if (d.kind == DimKind::FatTree && !(d.leafSize >= 1 && d.leafSize <= d.size() && d.oversubscription > 0 &&
-                                       d.oversubscription <= 1e6))
-    return bad("needs leaf_size from 1 to the dimension's size and oversubscription above 0 and at most 1e6");
+  if (d.kind == DimKind::FatTree)
+    if (std::string problem = fatTreeProblem(d); !problem.empty())
+      return bad(problem);
   // Finite and within what the picosecond clock can time: a byte on the
   // slowest link, a hop on the longest.
   if (!(d.bandwidth.value() >= 1 && d.bandwidth.value() <= 1e18))
@@ -76,9 +74,7 @@ static llvm::Error checkDim(const std::string &path, int index, const DimSpec &d
   return llvm::Error::success();
 }
 
-/// What a whole network may hold: ranks numbered in an int, and few enough
-/// links to build (a FullyConnected dimension has n^2 of them).
-static llvm::Error checkSize(const std::string &path, const NetworkSpec &spec) {
+llvm::Error checkSize(const std::string &path, const NetworkSpec &spec) {
   double ranks = 1, links = estimatedLinks(spec);
   for (const DimSpec &d : spec.dims) ranks *= double(d.size());
   if (ranks > kMaxRanks)
@@ -88,19 +84,55 @@ static llvm::Error checkSize(const std::string &path, const NetworkSpec &spec) {
   return llvm::Error::success();
 }
 
-/// A dimension's optional "packet": "9000 B"; 0 when absent.
-static llvm::Expected<Bytes> parsePacket(const llvm::json::Object &o) {
-  const llvm::json::Value *packet = o.get("packet");
-  if (!packet)
-    return Bytes(0);
-  std::optional<llvm::StringRef> text = packet->getAsString();
+/// An optional quantity such as "packet": "9000 B"; 0 when absent.
+static llvm::Expected<double> parseOptional(const llvm::json::Object &o, llvm::StringRef key, Dim dim,
+                                            llvm::StringRef example) {
+  const llvm::json::Value *v = o.get(key);
+  if (!v)
+    return 0.0;
+  std::optional<llvm::StringRef> text = v->getAsString();
   if (!text)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "'packet' is a string with a unit, e.g. \"9000 B\"");
-  auto bytes = parseQuantity(*text, Dim::size());
-  if (!bytes)
-    return bytes.takeError();
-  return Bytes(*bytes);
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "'%s' is a string with a unit, e.g. \"%s\"",
+                                   key.str().c_str(), example.str().c_str());
+  return parseQuantity(*text, dim);
+}
+
+/// The keys that shape a FatTree. Leaf and pod sizes default to the whole
+/// line (one leaf, one pod); a trunk not written is derived (0).
+static llvm::Error parseFatTreeKeys(const llvm::json::Object &o, DimSpec &d) {
+  auto error = [](std::string what) { return llvm::createStringError(llvm::inconvertibleErrorCode(), what); };
+  for (llvm::StringRef key : {"leaf_size", "pod_size"})
+    if (const auto *v = o.get(key); v && !v->getAsInteger())
+      return error(fmt::format("'{}' must be a whole number", key.str()));
+  for (llvm::StringRef key : {"oversubscription", "pod_oversubscription"})
+    if (const auto *v = o.get(key); v && !v->getAsNumber())
+      return error(fmt::format("'{}' must be a number", key.str()));
+  auto trunk = parseOptional(o, "trunk", Dim::bandwidth(), "800 GB/s");
+  if (!trunk)
+    return trunk.takeError();
+  auto podTrunk = parseOptional(o, "pod_trunk", Dim::bandwidth(), "800 GB/s");
+  if (!podTrunk)
+    return podTrunk.takeError();
+  auto count = [&](llvm::StringRef key) {
+    return int(std::clamp<int64_t>(o.getInteger(key).value_or(d.size()), INT_MIN, INT_MAX));
+  };
+  d.leafSize = count("leaf_size");
+  d.podSize = count("pod_size");
+  d.oversubscription = o.getNumber("oversubscription").value_or(1.0);
+  d.podOversubscription = o.getNumber("pod_oversubscription").value_or(1.0);
+  d.trunk = BytesPerSecond(*trunk);
+  d.podTrunk = BytesPerSecond(*podTrunk);
+  return llvm::Error::success();
+}
+
+/// Pods and trunks are a FatTree's; leaf_size and oversubscription have
+/// always been read (and ignored) on any kind, so they still are.
+static std::string misplacedFatTreeKey(const llvm::json::Object &o, DimKind kind) {
+  if (kind != DimKind::FatTree)
+    for (llvm::StringRef key : {"trunk", "pod_size", "pod_oversubscription", "pod_trunk"})
+      if (o.get(key))
+        return fmt::format("'{}' shapes a FatTree, not a {}", key.str(), dimKindName(kind));
+  return "";
 }
 
 static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
@@ -110,8 +142,8 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
     return configError(path, fmt::format("dimension {}: {}", index, what));
   };
   if (auto err = checkKeys(path, fmt::format("dimension {}", index), o,
-                           {"name", "kind", "size", "shape", "bandwidth", "latency", "oversubscription",
-                            "leaf_size", "packet"}))
+                           {"name", "kind", "size", "shape", "bandwidth", "latency", "oversubscription", "leaf_size",
+                            "trunk", "pod_size", "pod_oversubscription", "pod_trunk", "packet"}))
     return err;
   auto kind = o.getString("kind");
   if (!kind || !parseDimKind(*kind, d.kind))
@@ -136,9 +168,8 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
       return bad(fmt::format("'size' and 'shape' are whole numbers of ranks from 1 to {} in all", kMaxRanks));
     extents.push_back(*n);
   }
-  for (llvm::StringRef key : {"leaf_size", "oversubscription"})
-    if (const auto *v = o.get(key); v && !v->getAsNumber())
-      return bad(fmt::format("'{}' must be a number", key.str()));
+  if (std::string problem = misplacedFatTreeKey(o, d.kind); !problem.empty())
+    return bad(problem);
   auto bw = o.getString("bandwidth");
   auto lat = o.getString("latency");
   if (!bw || !lat)
@@ -151,14 +182,14 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
     return bad(llvm::toString(latValue.takeError()));
   d.bandwidth = BytesPerSecond(*bwValue);
   d.latency = Seconds(*latValue);
-  auto packet = parsePacket(o);
+  auto packet = parseOptional(o, "packet", Dim::size(), "9000 B");
   if (!packet)
     return bad(llvm::toString(packet.takeError()));
-  d.packet = *packet;
+  d.packet = Bytes(*packet);
   if (auto err = setShape(path, index, extents, d))
     return err;
-  d.leafSize = int(std::clamp<int64_t>(o.getInteger("leaf_size").value_or(d.size()), 0, INT_MAX));
-  d.oversubscription = o.getNumber("oversubscription").value_or(1.0);
+  if (auto err = parseFatTreeKeys(o, d))
+    return bad(llvm::toString(std::move(err)));
   if (auto err = checkDim(path, index, d))
     return err;
   return d;
@@ -189,6 +220,24 @@ llvm::Expected<NetworkSpec> parseNetworkJson(const std::string &path, llvm::Stri
   return spec;
 }
 
+/// A fat tree's pods and given trunks, only where the tree has them, so a
+/// two-level tree is written as before they existed.
+static void writeFatTreeKeys(llvm::json::OStream &j, const DimSpec &d) {
+  auto rawNumber = [&](llvm::StringRef key, double v) {
+    j.attributeBegin(key);
+    j.rawValue(formatNumber(v));
+    j.attributeEnd();
+  };
+  if (d.trunk.value() > 0)
+    j.attribute("trunk", formatNumber(d.trunk.value()) + " B/s");
+  if (hasPods(d)) {
+    j.attribute("pod_size", int64_t(d.podSize));
+    rawNumber("pod_oversubscription", d.podOversubscription);
+  }
+  if (d.podTrunk.value() > 0)
+    j.attribute("pod_trunk", formatNumber(d.podTrunk.value()) + " B/s");
+}
+
 std::string writeNetworkJson(const NetworkSpec &spec) {
   std::string out;
   llvm::raw_string_ostream os(out);
@@ -217,6 +266,7 @@ std::string writeNetworkJson(const NetworkSpec &spec) {
           j.attributeEnd();
           if (d.leafSize != d.size())
             j.attribute("leaf_size", int64_t(d.leafSize));
+          writeFatTreeKeys(j, d);
           if (d.packet.value() > 0)
             j.attribute("packet", formatNumber(d.packet.value()) + " B");
         });
@@ -225,128 +275,6 @@ std::string writeNetworkJson(const NetworkSpec &spec) {
   });
   os << "\n";
   return out;
-}
-
-} // namespace rapid::net
-
-namespace rapid::net {
-
-namespace yaml = llvm::yaml;
-
-/// A key's items, each with its line; `key: a` is a list of one. Values that
-/// are neither (nested maps) are kept as a problem, reported only if the key
-/// is read, so keys we do not model may hold anything.
-struct YamlList {
-  unsigned line = 0;
-  std::vector<std::pair<unsigned, std::string>> items;
-  std::string problem;
-};
-using YamlMap = std::map<std::string, YamlList>;
-
-/// The top-level `key: value` and `key: [list]` entries of every document;
-/// what Astra-Sim's network files hold. Syntax errors name their line.
-static llvm::Expected<YamlMap> readYamlLists(const std::string &path, llvm::StringRef text) {
-  llvm::SourceMgr sm;
-  std::string syntaxError; // the parser reports through the SourceMgr; the first one wins
-  sm.setDiagHandler(
-      [](const llvm::SMDiagnostic &d, void *context) {
-        auto &out = *static_cast<std::string *>(context);
-        if (out.empty())
-          out = fmt::format("line {}: {}", d.getLineNo(), d.getMessage().str());
-      },
-      &syntaxError);
-  yaml::Stream stream(text, sm);
-  // A node the YAML parser gave up on may have no position (found by
-  // fuzz-config); SourceMgr must not be asked for it. Its syntax error,
-  // which has a line, is what gets reported then.
-  auto lineOf = [&](yaml::Node *n) {
-    llvm::SMLoc at = n->getSourceRange().Start;
-    return at.isValid() && sm.FindBufferContainingLoc(at) ? unsigned(sm.getLineAndColumn(at).first) : 0u;
-  };
-  auto scalar = [](yaml::Node *n) {
-    llvm::SmallString<32> storage;
-    return llvm::cast<yaml::ScalarNode>(n)->getValue(storage).str();
-  };
-  YamlMap out;
-  for (yaml::Document &doc : stream) {
-    yaml::Node *root = doc.getRoot();
-    auto *map = llvm::dyn_cast_or_null<yaml::MappingNode>(root);
-    if (!map && root && !llvm::isa<yaml::NullNode>(root) && syntaxError.empty())
-      return configError(path, fmt::format("line {}: expected 'key: value' lines", lineOf(root)));
-    if (!map)
-      continue;
-    for (yaml::KeyValueNode &kv : *map) {
-      auto *key = llvm::dyn_cast_or_null<yaml::ScalarNode>(kv.getKey());
-      yaml::Node *value = kv.getValue();
-      if (!key || !value)
-        continue; // a syntax error, already reported
-      YamlList list{lineOf(key), {}, {}};
-      if (llvm::isa<yaml::ScalarNode>(value)) {
-        list.items.push_back({lineOf(value), scalar(value)});
-      } else if (auto *seq = llvm::dyn_cast<yaml::SequenceNode>(value)) {
-        for (yaml::Node &item : *seq)
-          if (llvm::isa<yaml::ScalarNode>(item))
-            list.items.push_back({lineOf(&item), scalar(&item)});
-          else if (list.problem.empty())
-            list.problem = fmt::format("line {}: '{}' must list plain values", lineOf(&item),
-                                       scalar(key));
-      } else if (!llvm::isa<yaml::NullNode>(value)) {
-        list.problem = fmt::format("line {}: '{}' must be a value or a list of values",
-                                   lineOf(value), scalar(key));
-      }
-      out[scalar(key)] = std::move(list);
-    }
-  }
-  if (!syntaxError.empty())
-    return configError(path, syntaxError);
-  return out;
-}
-
-llvm::Expected<NetworkSpec> parseNetworkYaml(const std::string &path, llvm::StringRef text) {
-  auto lists = readYamlLists(path, text);
-  if (!lists)
-    return lists.takeError();
-  for (const char *key : {"topology", "npus_count", "bandwidth", "latency"}) {
-    if (!lists->count(key))
-      return configError(path, fmt::format("missing '{}'", key));
-    if (!(*lists)[key].problem.empty())
-      return configError(path, (*lists)[key].problem);
-  }
-  const auto &kinds = (*lists)["topology"].items;
-  size_t n = kinds.size();
-  for (const char *key : {"npus_count", "bandwidth", "latency"})
-    if ((*lists)[key].items.size() != n)
-      return configError(path, fmt::format("line {}: '{}' needs {} entries, one per dimension",
-                                           (*lists)[key].line, key, n));
-  auto number = [&](const char *key, size_t i, double &out) {
-    return !llvm::StringRef((*lists)[key].items[i].second).getAsDouble(out);
-  };
-  NetworkSpec spec;
-  for (size_t i = 0; i < n; ++i) {
-    DimSpec d;
-    if (!parseDimKind(kinds[i].second, d.kind))
-      return configError(path, fmt::format("line {}: unknown topology '{}'", kinds[i].first,
-                                           kinds[i].second));
-    double size, bw, lat;
-    if (!number("npus_count", i, size) || !number("bandwidth", i, bw) ||
-        !number("latency", i, lat))
-      return configError(path, fmt::format("dimension {}: npus_count, bandwidth and latency "
-                                           "must be numbers",
-                                           i));
-    if (!(size >= 1 && size <= double(INT_MAX) && size == std::floor(size)))
-      return configError(path, fmt::format("dimension {}: npus_count must be a whole number of ranks", i));
-    d.bandwidth = BytesPerSecond(bw * double(1ull << 30));
-    d.latency = Seconds(lat * 1e-9);
-    if (auto err = setShape(path, int(i), {int64_t(size)}, d))
-      return err;
-    d.leafSize = d.size();
-    if (auto err = checkDim(path, int(i), d))
-      return err;
-    spec.dims.push_back(d);
-  }
-  if (auto err = checkSize(path, spec))
-    return err;
-  return spec;
 }
 
 } // namespace rapid::net

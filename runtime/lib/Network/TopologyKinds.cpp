@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rapid/Network/TopologyKinds.h"
+#include "rapid/Network/FatTree.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -100,7 +101,7 @@ void routeHyperCube(const DimLine &line, int pos, int to, std::vector<uint32_t> 
 }
 
 //===----------------------------------------------------------------------===//
-// Switched kinds: one switch, two-level fat tree
+// Switched kinds: one switch (fat trees: FatTree.cpp)
 //===----------------------------------------------------------------------===//
 
 int oneSwitch(const DimSpec &) { return 1; }
@@ -112,34 +113,6 @@ void buildSwitch(const DimLine &line, LinkAdder add) {
 
 void routeSwitch(const DimLine &line, int, int to, std::vector<uint32_t> &nodes) {
   nodes.push_back(line.firstSwitch);
-  nodes.push_back(line.rank(to));
-}
-
-int leavesOf(const DimSpec &ds) { return (ds.size() + ds.leafSize - 1) / ds.leafSize; }
-/// The leaves, then the spine.
-int fatTreeSwitches(const DimSpec &ds) { return leavesOf(ds) + 1; }
-
-/// Ranks hang off leaf switches, each leaf has one trunk to the spine whose
-/// bandwidth is the leaf's down-capacity divided by the oversubscription.
-/// One aggregated trunk stands for the ECMP uplinks.
-void buildFatTree(const DimLine &line, LinkAdder add) {
-  const DimSpec &ds = line.dim;
-  int leaves = leavesOf(ds);
-  for (int pos = 0, k = ds.size(); pos < k; ++pos)
-    add(line.rank(pos), line.firstSwitch + uint32_t(pos / ds.leafSize), ds.bandwidth);
-  BytesPerSecond trunk = ds.bandwidth * (ds.leafSize / ds.oversubscription);
-  for (int leaf = 0; leaf < leaves; ++leaf)
-    add(line.firstSwitch + uint32_t(leaf), line.firstSwitch + uint32_t(leaves), trunk);
-}
-
-void routeFatTree(const DimLine &line, int from, int to, std::vector<uint32_t> &nodes) {
-  const DimSpec &ds = line.dim;
-  uint32_t a = uint32_t(from / ds.leafSize), b = uint32_t(to / ds.leafSize);
-  nodes.push_back(line.firstSwitch + a);
-  if (a != b) {
-    nodes.push_back(line.firstSwitch + uint32_t(leavesOf(ds)));
-    nodes.push_back(line.firstSwitch + b);
-  }
   nodes.push_back(line.rank(to));
 }
 
@@ -192,7 +165,7 @@ constexpr TopologyKind kKinds[] = {
    perfectSquare, squareAxes, nullptr, buildGrid<false, true>, routeGrid<false, true>},
   {K::KingMesh2D, "KingMesh2D", 2, false, "an a x b grid linked to neighbours and diagonals",
    nullptr, nullptr, nullptr, buildGrid<false, true>, routeGrid<false, true>},
-  {K::FatTree, "FatTree", 1, true, "leaf switches of leaf_size ranks under one spine (from the language: one leaf of n ranks)",
+  {K::FatTree, "FatTree", 1, true, "leaf switches of leaf_size ranks under one spine, or under pod spines of pod_size ranks under one core (from the language: one leaf of n ranks)",
    nullptr, nullptr, fatTreeSwitches, buildFatTree, routeFatTree},
 };
 // clang-format on
@@ -244,9 +217,13 @@ llvm::ArrayRef<TopologyKind> topologyKinds() { return kKinds; }
 const TopologyKind &topologyKind(DimKind kind) { return kKinds[size_t(kind)]; }
 
 double estimatedLinks(DimKind kind, double size, double ranks) {
-  double lines = ranks / size;
-  double perLine = kind == DimKind::FullyConnected ? size * size : kind == DimKind::HyperCube ? size * std::log2(size)
-                                                                                              : 4 * size;
+  double lines = ranks / size, perLine = 4 * size;
+  if (kind == DimKind::FullyConnected)
+    perLine = size * size;
+  else if (kind == DimKind::HyperCube)
+    perLine = size * std::log2(size);
+  else if (kind == DimKind::FatTree)
+    perLine = 6 * size; // both ways: ranks to leaves, at most n leaves' and n pods' trunks
   return lines * perLine;
 }
 

@@ -29,8 +29,13 @@ struct DimSpec {
   std::vector<int> shape;
   BytesPerSecond bandwidth{0};    ///< per link and direction
   Seconds latency{0};             ///< per hop
+  // FatTree shape (FatTree.h): leaves, optionally pods, one top switch.
   int leafSize = 0;               ///< FatTree: ranks per leaf switch
   double oversubscription = 1.0;  ///< FatTree: leaf down-capacity / up-capacity
+  BytesPerSecond trunk{0};        ///< FatTree: a leaf's trunk when given; 0: derived
+  int podSize = 0;                ///< FatTree: ranks per pod; 0 or size(): no pod tier
+  double podOversubscription = 1.0; ///< FatTree: a pod's down-capacity / up-capacity
+  BytesPerSecond podTrunk{0};     ///< FatTree: a pod's trunk to the core when given; 0: derived
   /// What a switch or router forwards whole: with cut-through switching, a
   /// hop adds one packet's serialisation. 0: forwarded bit by bit.
   Bytes packet{0};
