@@ -69,15 +69,19 @@ void activation(Chain &c, const Shard &sh, const std::string &block, double elem
   auto plain = [&](const std::string &name, double flops, double accesses) {
     c.add(pointwise(OpKind::Activation, name.c_str(), elems, flops, accesses, sh.d));
   };
-  const char *suffix = backward ? ".bwd" : "";
-  if (sh.fused || (!gated && !sh.model.bias)) return table(gated ? cost::PointwiseOp::SwiGlu : cost::PointwiseOp::Gelu, block + ".act" + suffix);
-  if (gated && backward) { // dy * up and dy * silu(gate); then SiLU's backward
+  std::string act = block + (backward ? ".act.bwd" : ".act");
+  if (sh.fused || (!gated && !sh.model.bias)) {
+    table(gated ? cost::PointwiseOp::SwiGlu : cost::PointwiseOp::Gelu, act);
+  } else if (!gated) { // bias, then GeLU; backward: GeLU's (the bias gradient is its own op)
+    if (!backward) plain(block + ".fc1.bias", 1, 2);
+    table(cost::PointwiseOp::Gelu, act);
+  } else if (!backward) { // SiLU over the gate, then times up
+    table(cost::PointwiseOp::Gelu, act);
+    plain(block + ".gate.mul", 1, 3);
+  } else { // dy * up and dy * silu(gate), then SiLU's backward
     plain(block + ".gate.mul.bwd", 2, 5);
-    return table(cost::PointwiseOp::Gelu, block + ".act.bwd");
+    table(cost::PointwiseOp::Gelu, act);
   }
-  if (!gated && !backward) plain(block + ".fc1.bias", 1, 2);
-  table(cost::PointwiseOp::Gelu, block + ".act" + suffix);
-  if (gated) plain(block + ".gate.mul", 1, 3);
 }
 
 Op softmax(const Shard &sh, const char *name, bool backward) {
@@ -89,9 +93,13 @@ Op softmax(const Shard &sh, const char *name, bool backward) {
 /// multiply, a masked fill), each reading and writing the scores.
 void scaleAndMask(Chain &c, const Shard &sh, bool backward) {
   if (sh.fused) return;
-  if (backward) return c.add(pointwise(OpKind::Softmax, "attn.scale.bwd", sh.scoreElems(), 1, 2, sh.d)), void();
-  c.add(pointwise(OpKind::Softmax, "attn.scale", sh.scoreElems(), 1, 2, sh.d));
-  c.add(pointwise(OpKind::Softmax, "attn.mask", sh.scoreElems(), 1, 2, sh.d));
+  auto pass = [&](const char *name) { c.add(pointwise(OpKind::Softmax, name, sh.scoreElems(), 1, 2, sh.d)); };
+  if (backward) { // the scale's gradient; the mask's (another masked fill) is not counted
+    pass("attn.scale.bwd");
+  } else {
+    pass("attn.scale");
+    pass("attn.mask");
+  }
 }
 
 /// Training only: generation runs the model in eval mode.
@@ -127,14 +135,16 @@ void biasGrad(Chain &c, const Shard &sh, const char *name, double elems) {
 /// (Megatron's bias-dropout-add) that also writes the mask. Unfused, eager
 /// PyTorch adds the bias, runs the dropout and adds the residual in turn.
 void residualAdd(Chain &c, const Shard &sh, const char *name) {
+  double elems = sh.actElems();
   if (!sh.fused && (sh.model.bias || dropout(sh))) {
-    if (sh.model.bias) c.add(pointwise(OpKind::Residual, "bias.add", sh.actElems(), 1, 2, sh.d));
-    if (dropout(sh)) c.add(dropoutForward(sh, "dropout", sh.actElems()));
-    c.add(pointwise(OpKind::Residual, name, sh.actElems(), 1, 3, sh.d));
-    return;
+    if (sh.model.bias) c.add(pointwise(OpKind::Residual, "bias.add", elems, 1, 2, sh.d));
+    if (dropout(sh)) c.add(dropoutForward(sh, "dropout", elems));
+    c.add(pointwise(OpKind::Residual, name, elems, 1, 3, sh.d));
+  } else if (dropout(sh)) {
+    c.add(withMask(pointwise(OpKind::Residual, name, elems, 2 + kDropoutFlops, 3, sh.d), elems));
+  } else {
+    c.add(pointwise(OpKind::Residual, name, elems, sh.model.bias ? 2 : 1, 3, sh.d));
   }
-  if (!dropout(sh)) return c.add(pointwise(OpKind::Residual, name, sh.actElems(), sh.model.bias ? 2 : 1, 3, sh.d)), void();
-  c.add(withMask(pointwise(OpKind::Residual, name, sh.actElems(), 2 + kDropoutFlops, 3, sh.d), sh.actElems()));
 }
 
 /// Backward of residualAdd into the branch: the dropout mask over the

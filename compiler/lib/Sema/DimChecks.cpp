@@ -77,11 +77,11 @@ void Sema::checkFatTreeFields(const DimensionSpec &d, const Record::Dim &written
 
 /// Halving-doubling pairs ranks by bit: every axis of the dimension (so
 /// every group along it) must hold a power of two.
-void Sema::checkAlgorithm(const DimensionSpec &d, llvm::SMRange at) {
+void Sema::checkAlgorithm(const DimensionSpec &d, const Record::Dim &written) {
   if (d.algorithm != CollectiveAlgorithm::HalvingDoubling) return;
   for (int64_t extent : d.extents)
     if (!std::has_single_bit(uint64_t(extent))) {
-      diags.report(DiagID::BadCall, at,
+      diags.report(DiagID::BadCall, fieldRange(written, "algorithm"),
                    fmt::format("algorithm = halving_doubling pairs ranks by bit, but dimension '{}' has an axis of {} "
                                "ranks, not a power of two",
                                d.name, extent));

@@ -110,7 +110,7 @@ TopologySpec Sema::resolveTopology(const Record &r, const FieldValues *overrides
     dim.extents = std::move(extents);
     dim.size = size;
     checkFatTreeFields(dim, d);
-    checkAlgorithm(dim, d.stmt->name.range);
+    checkAlgorithm(dim, d);
     t.gpus *= size;
     t.dims.push_back(std::move(dim));
   }

@@ -184,7 +184,7 @@ public:
   TopologySpec resolveTopology(const Record &r, const FieldValues *overrides);
   FaultsSpec resolveFaults(const Record &r);
   // DimChecks.cpp: rules between a dimension's fields, its kind and size.
-  void checkAlgorithm(const DimensionSpec &d, llvm::SMRange at);
+  void checkAlgorithm(const DimensionSpec &d, const Record::Dim &written);
   /// The fat-tree fields shape a FatTree and nothing else; its leaves, pods
   /// and trunks must fit together.
   void checkFatTreeFields(const DimensionSpec &dim, const Record::Dim &written);
