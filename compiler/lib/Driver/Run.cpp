@@ -2,9 +2,10 @@
 //
 // Training: the step time is the slowest rank's finish; rank 0's compute,
 // exposed communication, pipeline bubble (waiting on a receive whose send
-// the peer stage has not issued) and idle time make the breakdown. MFU counts model FLOPs the
-// way Megatron-LM and Korthikanti et al. do (every matmul once, the full
-// attention score matrix, no recompute) against the GPUs' dense peak.
+// the peer stage has not issued) and idle time make the breakdown. MFU
+// counts model FLOPs the way Megatron-LM and Korthikanti et al. do (every
+// matmul once, the full attention score matrix, no recompute) against the
+// GPUs' dense peak.
 // Inference: the timeline of the last stage's first rank gives when the
 // prefill's token is out (TTFT) and how long each sampled decode step took;
 // weighted by the steps they stand for they give the total and the mean
