@@ -45,7 +45,9 @@ PointResult makeResult(const ExperimentPoint &p, const RunResult *run) {
     r.training = PointResult::Training{run->stepTime,    run->mfu,         run->tokensPerSecond,
                                        run->computeTime, run->exposedComm, run->bubble,
                                        run->idle,        run->layerForward,  run->layerBackward,
-                                       run->exposedByGroup};
+                                       run->exposedByGroup,
+                                       run->hierarchical ? "hierarchical" : "flattened",
+                                       run->simulatedRanks};
   if (run->simulated && r.workload == Workload::Inference)
     r.inference = PointResult::Inference{run->ttft, run->itl, run->total, run->tokensPerSecond};
   r.faultStudies = run->faultStudies;
@@ -94,6 +96,10 @@ std::string resultJson(const PointResult &r, llvm::StringRef fingerprint) {
         });
         writeNumber(j, "layer_forward_s", t->layerForward);
         writeNumber(j, "layer_backward_s", t->layerBackward);
+      });
+      j.attributeObject("simulation", [&] {
+        j.attribute("mode", t->mode);
+        j.attribute("ranks", t->simulatedRanks);
       });
     }
     if (const auto &i = r.inference) {
@@ -171,10 +177,17 @@ static bool readTraining(const llvm::json::Value &v, PointResult::Training &t, l
     return false;
   }
   llvm::json::ObjectMapper b(*breakdown, p.field("breakdown"));
+  const llvm::json::Value *simulation = v.getAsObject()->get("simulation");
+  if (!simulation) {
+    p.field("simulation").report("missing value");
+    return false;
+  }
+  llvm::json::ObjectMapper s(*simulation, p.field("simulation"));
   return top.map("step_time_s", t.stepTime) && top.map("mfu", t.mfu) && top.map("tokens_per_s", t.tokensPerSecond) &&
          b && b.map("compute_s", t.computeTime) && b.map("exposed_communication_s", t.exposedComm) &&
          b.map("pipeline_bubble_s", t.bubble) && b.map("idle_s", t.idle) && b.map("layer_forward_s", t.layerForward) &&
-         b.map("layer_backward_s", t.layerBackward) && b.map("exposed_by_group_s", t.exposedByGroup);
+         b.map("layer_backward_s", t.layerBackward) && b.map("exposed_by_group_s", t.exposedByGroup) && s &&
+         s.map("mode", t.mode) && s.map("ranks", t.simulatedRanks);
 }
 
 static bool readInference(const llvm::json::Value &v, PointResult::Inference &i, llvm::json::Path p) {

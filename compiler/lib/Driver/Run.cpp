@@ -14,6 +14,7 @@
 #include "rapid/Driver/Run.h"
 
 #include "Hierarchical.h"
+#include "Symmetry.h"
 #include "Workload.h"
 
 #include "rapid/Emit/RuntimeInputs.h"
@@ -106,16 +107,18 @@ constexpr double kFlattenedLimit = 2e6;
 /// or every rank's (inference figures, the hierarchical probe).
 enum class Spans { None, Rank0, All };
 
-/// Simulates `prog` on the point's network with its faults and `extra` ones.
-/// `kinds` receives what rank 0's communicator groups are.
+/// Simulates `prog` on the point's network with its faults and `extra` ones,
+/// the `active` ranks only when given. `kinds` receives what rank 0's
+/// communicator groups are.
 llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const ExperimentPoint &point, Spans spans,
                                            const std::string &timeline, const std::vector<net::Fault> &extra,
-                                           std::map<int, ir::Group> &kinds) {
+                                           std::map<int, ir::Group> &kinds,
+                                           const std::vector<int64_t> *active = nullptr) {
   net::Topology topo(networkSpec(point));
   if (llvm::Error e = run::applyPointFaults(point, topo)) return e;
   if (!extra.empty())
     if (llvm::Error e = net::applyFaults("random faults", extra, topo)) return e;
-  llvm::Expected<run::Simulation> sim = run::buildSimulation(prog, point);
+  llvm::Expected<run::Simulation> sim = run::buildSimulation(prog, point, active);
   if (!sim) return sim.takeError();
   kinds = sim->rank0Kinds;
   net::Network network(topo, net::NetMode::Congestion);
@@ -131,25 +134,67 @@ llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const Experi
   return res;
 }
 
-/// One simulation of the point, in the chosen mode, under `extra` faults;
-/// for training also the first layer's times (`layer`).
+/// Gives the collectives of `pipeline` (every one with `all`, else the
+/// data-parallel ones) their time, simulated once per distinct collective on
+/// one group of the full network (Symmetry.h).
+llvm::Error timeCollectives(ir::Program &pipeline, const ExperimentPoint &point, bool all) {
+  RankLayout layout(pipeline.layout);
+  std::map<run::CollectiveKey, Seconds> known;
+  for (ir::Graph &g : pipeline.stages)
+    for (ir::Op &op : g.ops) {
+      bool collective = op.isComm() && op.kind != ir::OpKind::Send && op.kind != ir::OpKind::Recv;
+      if (!collective || !(all || run::isDataParallel(op))) continue;
+      auto [it, fresh] = known.try_emplace(run::CollectiveKey{op.kind, op.group, op.commBytes});
+      if (fresh) {
+        std::vector<int64_t> members = layout.members(layout.firstRankOfStage(g.stage), op.group);
+        std::map<int, ir::Group> kinds;
+        llvm::Expected<engine::SimResult> res =
+            simulate(run::collectiveProgram(pipeline, op, g.stage), point, Spans::None, "", {}, kinds, &members);
+        if (!res) return res.takeError();
+        it->second = Seconds(std::max<double>(1, double(res->totalNs)) * 1e-9);
+      }
+      op.time = it->second;
+    }
+  return llvm::Error::success();
+}
+
+/// What one simulation of a point gives besides its result: rank 0's first
+/// layer (training), what rank 0's communicator groups are, and how many
+/// ranks the main run simulated.
+struct PointSim {
+  std::pair<double, double> layer{0, 0};
+  std::map<int, ir::Group> kinds;
+  int64_t ranks = 0;
+};
+
+/// One simulation of the point, in the chosen mode, under `extra` faults.
+/// Hierarchical runs of a fault-free point simulate the ranks that stand for
+/// all the others (`reduce`) when that is exact (Symmetry.h).
 llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const ExperimentPoint &point,
-                                                bool hierarchical, const std::string &timeline,
-                                                const std::vector<net::Fault> &extra, std::pair<double, double> &layer,
-                                                std::map<int, ir::Group> &kinds) {
+                                                bool hierarchical, bool reduce, const std::string &timeline,
+                                                const std::vector<net::Fault> &extra, PointSim &out) {
   RankLayout layout(prog.layout);
-  if (!point.isTraining()) return simulate(prog, point, Spans::All, timeline, extra, kinds);
+  out.ranks = layout.ranks();
+  if (!point.isTraining()) return simulate(prog, point, Spans::All, timeline, extra, out.kinds);
   if (!hierarchical) {
-    llvm::Expected<engine::SimResult> res = simulate(prog, point, Spans::Rank0, timeline, extra, kinds);
-    if (res) layer = run::firstLayerTimes(run::blockTimes(prog, *res, layout));
+    llvm::Expected<engine::SimResult> res = simulate(prog, point, Spans::Rank0, timeline, extra, out.kinds);
+    if (res) out.layer = run::firstLayerTimes(run::blockTimes(prog, *res, layout));
     return res;
   }
+  bool faulted = !extra.empty() || (point.faults && !point.faults->links.empty());
+  run::Reduction red = faulted || !reduce ? run::Reduction{} : run::reduce(prog, networkSpec(point));
+  auto ranks = [](const std::vector<int64_t> &set) { return set.empty() ? nullptr : &set; };
   ir::Program probe = run::probeProgram(prog);
-  llvm::Expected<engine::SimResult> layers = simulate(probe, point, Spans::All, "", extra, kinds);
+  llvm::Expected<engine::SimResult> layers = simulate(probe, point, Spans::All, "", extra, out.kinds, ranks(red.probe));
   if (!layers) return layers.takeError();
   run::BlockTimes times = run::blockTimes(probe, *layers, layout);
-  layer = run::firstLayerTimes(times);
-  return simulate(run::pipelineProgram(prog, times), point, Spans::None, timeline, extra, kinds);
+  out.layer = run::firstLayerTimes(times);
+  ir::Program pipeline = run::pipelineProgram(prog, times);
+  if (!red.pipeline.empty()) {
+    if (llvm::Error e = timeCollectives(pipeline, point, red.timeAll)) return e;
+    out.ranks = int64_t(red.pipeline.size());
+  }
+  return simulate(pipeline, point, Spans::None, timeline, extra, out.kinds, ranks(red.pipeline));
 }
 
 /// The time a run reports: step time for training, total latency for inference.
@@ -166,18 +211,19 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
   double runs = 1; // fault studies repeat the simulation per sample
   if (point.faults)
     for (const RandomFaultSpec &rf : point.faults->random) runs += double(rf.samples);
-  r.hierarchical = training && (opts.mode == SimMode::Hierarchical ||
+  r.hierarchical = training && (opts.mode == SimMode::Hierarchical || opts.mode == SimMode::HierarchicalAll ||
                                 (opts.mode == SimMode::Auto && flattenedNodes(prog) * runs > kFlattenedLimit));
   auto figures = [&](std::vector<net::Fault> extra, const std::string &timeline) -> llvm::Expected<RunResult> {
-    std::pair<double, double> layer{0, 0};
-    std::map<int, ir::Group> kinds;
-    llvm::Expected<engine::SimResult> res = simulatePoint(prog, point, r.hierarchical, timeline, extra, layer, kinds);
+    PointSim sim;
+    llvm::Expected<engine::SimResult> res =
+        simulatePoint(prog, point, r.hierarchical, opts.mode != SimMode::HierarchicalAll, timeline, extra, sim);
     if (!res) return res.takeError();
     RunResult out = r;
     out.simulated = true;
     out.events = res->events;
-    std::tie(out.layerForward, out.layerBackward) = layer;
-    training ? trainingFigures(out, *res, kinds, prog, point) : inferenceFigures(out, *res, prog, point);
+    out.simulatedRanks = sim.ranks;
+    std::tie(out.layerForward, out.layerBackward) = sim.layer;
+    training ? trainingFigures(out, *res, sim.kinds, prog, point) : inferenceFigures(out, *res, prog, point);
     return out;
   };
   llvm::Expected<RunResult> base = figures({}, opts.timeline);

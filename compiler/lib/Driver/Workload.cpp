@@ -12,9 +12,13 @@
 
 namespace rapid::run {
 
-llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const ExperimentPoint &point) {
+llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const ExperimentPoint &point,
+                                           const std::vector<int64_t> *active) {
   RankLayout layout(prog.layout);
-  emit::Groups groups(prog, layout);
+  emit::Groups groups(prog, layout, active);
+  std::vector<uint8_t> runs(size_t(layout.ranks()), active ? 0 : 1);
+  if (active)
+    for (int64_t r : *active) runs[r] = 1;
   Simulation sim;
   sim.groups = groups.runtimeGroups();
   sim.rank0Kinds = groups.kindsOf(0);
@@ -22,7 +26,7 @@ llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const Experi
   for (int64_t r = 0; r < layout.ranks(); ++r) {
     const ir::Graph &g = prog.stages[layout.coord(r, ir::Group::PP)];
     trace::GraphBuilder builder(fmt::format("{}.{}", point.experiment, r), int(r));
-    for (size_t i = 0; i < g.ops.size(); ++i) {
+    for (size_t i = 0; runs[r] && i < g.ops.size(); ++i) {
       node.Clear();
       emit::fillNode(node, g.ops[i], i, r, layout, groups);
       if (llvm::Error e = builder.add(node)) return e;

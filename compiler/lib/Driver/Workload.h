@@ -17,7 +17,10 @@ struct Simulation {
 
 /// Every rank's graph, built through the same Chakra nodes the emitter
 /// writes, so a simulated point and its emitted traces run identically.
-llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const ExperimentPoint &point);
+/// With `active`, only those ranks (ascending) get their graphs; the others
+/// are empty (hierarchical mode's replica reduction, Symmetry.h).
+llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const ExperimentPoint &point,
+                                           const std::vector<int64_t> *active = nullptr);
 
 /// Applies the point's explicit link faults to its network.
 llvm::Error applyPointFaults(const ExperimentPoint &point, net::Topology &topo);

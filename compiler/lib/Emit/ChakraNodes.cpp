@@ -15,20 +15,24 @@
 
 namespace rapid::emit {
 
-Groups::Groups(const ir::Program &prog, const RankLayout &layout) {
-  std::map<std::vector<int64_t>, size_t> known;
-  for (int64_t r = 0; r < layout.ranks(); ++r) {
-    const ir::Graph &g = prog.stages[layout.coord(r, ir::Group::PP)];
-    std::set<ir::Group> used;
+Groups::Groups(const ir::Program &prog, const RankLayout &layout, const std::vector<int64_t> *ranks) {
+  std::vector<std::set<ir::Group>> used(prog.stages.size()); // per stage: the kinds its ops name
+  for (const ir::Graph &g : prog.stages)
     for (const ir::Op &op : g.ops)
-      if (op.isComm() && op.group != ir::Group::PP) used.insert(op.group);
-    for (ir::Group kind : used) {
+      if (op.isComm() && op.group != ir::Group::PP) used[g.stage].insert(op.group);
+  std::map<std::vector<int64_t>, size_t> known;
+  auto add = [&](int64_t r) {
+    for (ir::Group kind : used[layout.coord(r, ir::Group::PP)]) {
       std::vector<int64_t> m = layout.members(r, kind);
       auto [it, fresh] = known.emplace(m, entries.size());
       if (fresh) entries.push_back({int(entries.size()) + 1, m, layout.involvedDims(m)});
       byRank[{r, kind}] = it->second;
     }
-  }
+  };
+  if (ranks)
+    for (int64_t r : *ranks) add(r);
+  else
+    for (int64_t r = 0; r < layout.ranks(); ++r) add(r);
 }
 
 std::map<int, ir::Group> Groups::kindsOf(int64_t rank) const {
@@ -104,6 +108,8 @@ void fillNode(Node &n, const ir::Op &op, size_t idx, int64_t rank, const RankLay
   n.set_type(COMM_COLL_NODE);
   attrInt(n, "comm_type", commType(op.kind));
   attrInt(n, "comm_size", size);
+  if (op.time.value() > 0) // timed already (hierarchical mode): the runtime replays it
+    attrInt(n, "rapid_time_ns", std::max<int64_t>(1, std::llround(op.time.value() * 1e9)));
   const Groups::Entry &g = groups.of(rank, op.group);
   AttributeProto *pg = n.add_attr();
   pg->set_name("pg_name");

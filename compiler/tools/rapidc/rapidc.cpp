@@ -69,7 +69,9 @@ cl::opt<bool> resume("resume", cl::desc("skip the points a killed run with the s
 cl::opt<SimMode> simMode("mode", cl::desc("how training points are simulated"), cl::init(SimMode::Auto),
                         cl::values(clEnumValN(SimMode::Auto, "auto", "hierarchical for large runs (default)"),
                                    clEnumValN(SimMode::Flattened, "flattened", "every op of every microbatch"),
-                                   clEnumValN(SimMode::Hierarchical, "hierarchical", "layers timed once, then the pipeline")),
+                                   clEnumValN(SimMode::Hierarchical, "hierarchical", "layers timed once, then the pipeline"),
+                                   clEnumValN(SimMode::HierarchicalAll, "hierarchical-all",
+                                              "hierarchical on every data-parallel replica, none standing for the rest")),
                         cl::cat(category));
 cl::opt<bool> printAfterAll("print-after-all", cl::desc("print the IR after every pass"), cl::cat(category));
 cl::opt<std::string> costQuery("cost", cl::desc("cost one kernel: 'gemm 4096x4096x4096 bf16' (docs/model.md)"),

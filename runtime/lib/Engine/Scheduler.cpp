@@ -26,12 +26,18 @@ void Simulator::initRank(uint32_t r) {
     s.pending[i] = g.nodes[i].depCount;
 }
 
+/// A collective the network decides (not a broadcast, which is replayed, nor
+/// one that carries its own time).
+static bool simulatedCollective(const TraceNode &n) {
+  return n.kind == NodeKind::Coll && n.coll() != trace::CollKind::Broadcast && n.rapidTimeNs == trace::kAbsent;
+}
+
 /// A collective first meets its peers (it takes no stream while it waits for
 /// them, so ranks that reach collectives in different orders cannot block
 /// each other); anything else waits for a slot on its resource.
 void Simulator::makeReady(uint32_t r, uint32_t idx) {
   const TraceNode &n = w_.ranks[r].nodes[idx];
-  if (n.kind == NodeKind::Coll && n.coll() != trace::CollKind::Broadcast)
+  if (simulatedCollective(n))
     return joinCollective(r, idx);
   auto &heap = queueOf(ranks_[r], n).ready;
   heap.push_back(idx);
@@ -136,10 +142,12 @@ void Simulator::issue(uint32_t r, uint32_t idx) {
     finishNodeAt(addTime(now_, computeTimePs(n)), r, idx);
     break;
   case NodeKind::Coll:
-    if (n.coll() == trace::CollKind::Broadcast) // replayed, as Astra-Sim does
-      finishNodeAt(addTime(now_, std::max<int64_t>(1000, timeFromUnits(int64_t(std::min<uint64_t>(n.durationMicros, INT64_MAX)), 1000000))), r, idx);
-    else
+    if (simulatedCollective(n))
       startCollective(r, idx);
+    else if (n.rapidTimeNs != trace::kAbsent) // timed already (rapidc's hierarchical mode): replayed on its stream
+      finishNodeAt(addTime(now_, timeFromUnits(n.rapidTimeNs, 1000)), r, idx);
+    else // a broadcast: replayed, as Astra-Sim does
+      finishNodeAt(addTime(now_, std::max<int64_t>(1000, timeFromUnits(int64_t(std::min<uint64_t>(n.durationMicros, INT64_MAX)), 1000000))), r, idx);
     break;
   case NodeKind::Send: issueSend(r, idx); break;
   case NodeKind::Recv: issueRecv(r, idx); break;

@@ -44,6 +44,8 @@ struct PointResult {
     double computeTime = 0, exposedComm = 0, bubble = 0, idle = 0; ///< rank 0's breakdown
     double layerForward = 0, layerBackward = 0;         ///< rank 0's first layer, microbatch 0
     ExposedByGroup exposedByGroup;                      ///< exposedComm by group kind
+    std::string mode;                                   ///< "flattened" or "hierarchical"
+    int64_t simulatedRanks = 0;                         ///< ranks the simulation ran; the others repeat them
   };
   std::optional<Training> training;
 

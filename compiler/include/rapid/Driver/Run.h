@@ -55,6 +55,7 @@ struct RunResult {
   double ttft = 0, itl = 0, total = 0;
   uint64_t events = 0;      ///< simulator events, for throughput figures
   bool hierarchical = false; ///< which mode ran
+  int64_t simulatedRanks = 0; ///< ranks the (pipeline) simulation ran; the others repeat them
   std::vector<FaultStudy> faultStudies;
 };
 
@@ -62,9 +63,11 @@ struct RunResult {
 /// every op of every layer and microbatch on every rank. Hierarchical: each
 /// layer's forward and backward simulated once (microbatch 0, all ranks, so
 /// TP/SP/CP collectives see the real network), then the pipeline and DP
-/// level with each layer one node of that measured time. Auto picks
+/// level with each layer one node of that measured time; on a fault-free
+/// network where it is exact, one data-parallel replica stands for all
+/// (Symmetry.h). HierarchicalAll: the same on every replica. Auto picks
 /// hierarchical for large runs. Inference is always flattened.
-enum class SimMode { Auto, Flattened, Hierarchical };
+enum class SimMode { Auto, Flattened, Hierarchical, HierarchicalAll };
 
 struct RunOptions {
   std::string timeline; ///< write a Perfetto trace of the simulation here

@@ -27,7 +27,8 @@ public:
     std::vector<int64_t> members;
     std::vector<bool> involved; ///< network dimensions the group spans
   };
-  Groups(const ir::Program &prog, const RankLayout &layout);
+  /// The groups of `ranks` (ascending; null: every rank).
+  Groups(const ir::Program &prog, const RankLayout &layout, const std::vector<int64_t> *ranks = nullptr);
   const Entry &of(int64_t rank, ir::Group g) const { return entries[byRank.at({rank, g})]; }
   const std::vector<Entry> &all() const { return entries; }
   /// The group id of each kind `rank` communicates in (PP has none: sends
@@ -42,7 +43,8 @@ private:
 };
 
 /// The Chakra node of op `idx` of `rank`'s stage graph: compute nodes carry
-/// their exact time (`rapid_time_ns`), communication nodes their group or peer.
+/// their exact time (`rapid_time_ns`), communication nodes their group or peer
+/// (and a collective with a time its time: the runtime replays it).
 void fillNode(ChakraProtoMsg::Node &n, const ir::Op &op, size_t idx, int64_t rank, const RankLayout &layout,
               const Groups &groups);
 
