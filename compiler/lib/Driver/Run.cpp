@@ -90,10 +90,16 @@ void inferenceFigures(RunResult &r, const engine::SimResult &sim, const ir::Prog
 
 namespace {
 
-/// Ops of all ranks: what the flattened simulation would execute.
+/// Ops of all ranks: what the flattened simulation would execute (a layer
+/// block counts as the ops of microbatch 0 it stands for).
 double flattenedNodes(const ir::Program &prog) {
   double ops = 0;
-  for (const ir::Graph &g : prog.stages) ops += double(g.ops.size());
+  for (const ir::Graph &g : prog.stages) {
+    std::map<std::pair<int32_t, bool>, double> block;
+    for (const ir::Op &op : g.ops)
+      if (op.micro == 0 && op.layer >= 0) block[{op.layer, op.phase != ir::Phase::Forward}] += 1;
+    for (const ir::Op &op : g.ops) ops += op.kind == ir::OpKind::Block ? block[{op.layer, op.phase != ir::Phase::Forward}] : 1;
+  }
   const ir::Layout &l = prog.layout;
   return ops * double(l.ranksPerStage());
 }
@@ -203,16 +209,19 @@ double headline(const RunResult &r, bool training) { return training ? r.stepTim
 } // namespace
 
 llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOptions &opts) {
-  ir::Program prog = compilePoint(point, {});
+  bool training = point.isTraining();
+  PipelineOptions po;
+  po.layerBlocks = training && opts.mode != SimMode::Flattened; // whole again below if it runs flattened
+  ir::Program prog = compilePoint(point, po);
   RunResult r;
   r.memory = *prog.memoryReport;
   if (!r.memory.fits) return r;
-  bool training = point.isTraining();
   double runs = 1; // fault studies repeat the simulation per sample
   if (point.faults)
     for (const RandomFaultSpec &rf : point.faults->random) runs += double(rf.samples);
   r.hierarchical = training && (opts.mode == SimMode::Hierarchical || opts.mode == SimMode::HierarchicalAll ||
                                 (opts.mode == SimMode::Auto && flattenedNodes(prog) * runs > kFlattenedLimit));
+  if (prog.layerBlocks && !r.hierarchical) prog = compilePoint(point, {});
   auto figures = [&](std::vector<net::Fault> extra, const std::string &timeline) -> llvm::Expected<RunResult> {
     PointSim sim;
     llvm::Expected<engine::SimResult> res =

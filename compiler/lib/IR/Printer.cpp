@@ -2,6 +2,7 @@
 #include "rapid/IR/Printer.h"
 
 #include <fmt/format.h>
+#include <map>
 
 namespace rapid::ir {
 namespace {
@@ -81,13 +82,20 @@ void printProgram(const Program &p, llvm::raw_ostream &os) {
 }
 
 double totalFlops(const Program &p, bool withRecompute, bool fullCausal) {
+  auto flopsOf = [&](const Op &op) {
+    if (op.kind != OpKind::Gemm && op.kind != OpKind::FlashAttention && op.kind != OpKind::DecodeAttention) return 0.0;
+    if (!withRecompute && op.phase == Phase::Recompute) return 0.0;
+    return fullCausal && op.kind == OpKind::FlashAttention && op.causal ? 2 * op.flops : op.flops;
+  };
   double total = 0;
-  for (const Graph &g : p.stages)
-    for (const Op &op : g.ops) {
-      if (op.kind != OpKind::Gemm && op.kind != OpKind::FlashAttention && op.kind != OpKind::DecodeAttention) continue;
-      if (!withRecompute && op.phase == Phase::Recompute) continue;
-      total += fullCausal && op.kind == OpKind::FlashAttention && op.causal ? 2 * op.flops : op.flops;
-    }
+  for (const Graph &g : p.stages) {
+    // A Block stands for its layer's ops of microbatch 0 in its direction.
+    std::map<std::pair<int32_t, bool>, double> block;
+    for (const Op &op : g.ops)
+      if (op.micro == 0 && op.layer >= 0) block[{op.layer, op.phase != Phase::Forward}] += flopsOf(op);
+    for (const Op &op : g.ops)
+      total += op.kind == OpKind::Block ? block[{op.layer, op.phase != Phase::Forward}] : flopsOf(op);
+  }
   return total * double(p.layout.ranksPerStage());
 }
 

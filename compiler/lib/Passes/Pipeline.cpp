@@ -35,6 +35,7 @@ std::span<const Pass> passes() {
 
 ir::Program compilePoint(const ExperimentPoint &point, const PipelineOptions &opts) {
   ir::Program prog;
+  prog.layerBlocks = opts.layerBlocks;
   for (const Pass &pass : passes()) {
     pass.run(prog, point);
     verifyOrDie(prog, pass.name);

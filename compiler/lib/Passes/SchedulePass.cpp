@@ -61,8 +61,8 @@ std::vector<Unit> scheduleUnits(Schedule schedule, int64_t P, int64_t s, int64_t
 
 class StageBuilder {
 public:
-  StageBuilder(const Shard &sh, ir::Graph &g, int64_t stage, Schedule schedule)
-      : sh(sh), L(sh.layout), c(g), stage(stage), schedule(schedule) {
+  StageBuilder(const Shard &sh, ir::Graph &g, int64_t stage, Schedule schedule, bool layerBlocks)
+      : sh(sh), L(sh.layout), c(g), stage(stage), schedule(schedule), layerBlocks(layerBlocks) {
     c.dtype = sh.dtype;
   }
 
@@ -106,7 +106,7 @@ private:
     if (first(u.chunk)) embeddingForward(c, sh);
     for (int64_t l = sh.layerBegin(u.chunk, stage), e = sh.layerEnd(u.chunk, stage); l < e; ++l) {
       gatherParams(l);
-      layerForward(c, sh, l);
+      asBlock(u) ? layerBlock(l) : layerForward(c, sh, l);
     }
     if (last(u.chunk)) {
       headForward(c, sh);
@@ -135,7 +135,7 @@ private:
     for (int64_t e = sh.layerBegin(u.chunk, stage), l = sh.layerEnd(u.chunk, stage); l-- > e;) {
       gatherParams(l);
       c.phase = Phase::Backward;
-      layerBackward(c, sh, l);
+      asBlock(u) ? layerBlock(l) : layerBackward(c, sh, l);
       if (lastOfChunk) reduceGrads(sh.layerParams(l));
     }
     if (first(u.chunk)) {
@@ -147,6 +147,17 @@ private:
       int64_t to = stage == 0 ? L.pp - 1 : stage - 1, toChunk = stage == 0 ? u.chunk - 1 : u.chunk;
       c.addDetached(p2p(OpKind::Send, "pp.send.grad", to, tag(1, u.micro, to, toChunk)), {c.last()});
     }
+  }
+
+  /// ir::Program::layerBlocks: microbatch 0 is lowered whole, the others
+  /// as one Block op per layer and direction.
+  bool asBlock(const Unit &u) const { return layerBlocks && u.micro > 0; }
+  void layerBlock(int64_t layer) {
+    c.layer = int32_t(layer);
+    Op op;
+    op.kind = OpKind::Block;
+    op.name = "layer.block";
+    c.add(std::move(op));
   }
 
   /// Ranks that hold the same weights: DP and CP (Megatron-LM reduces
@@ -196,6 +207,7 @@ private:
   Chain c;
   int64_t stage;
   Schedule schedule;
+  bool layerBlocks;
   double bucket = 0; ///< gradient bytes waiting for their DP reduction
   std::vector<uint32_t> gradComms;
 };
@@ -210,7 +222,7 @@ void schedulePass(ir::Program &prog, const ExperimentPoint &p) {
     ir::Graph g;
     g.stage = int32_t(s);
     if (sh.training)
-      StageBuilder(sh, g, s, p.training->schedule).build();
+      StageBuilder(sh, g, s, p.training->schedule, prog.layerBlocks).build();
     else
       lower::buildInferenceStage(sh, g, s, prog.decode);
     prog.stages.push_back(std::move(g));

@@ -38,7 +38,7 @@ enum class OpKind : uint8_t {
   CrossEntropy,   ///< LM-head softmax and loss
   Router,         ///< MoE top-k gate
   Optimizer,      ///< the parameter update
-  Block,          ///< hierarchical mode: a whole layer's forward or backward, timed by simulation
+  Block,          ///< hierarchical mode: a whole layer's forward or backward (recompute included), timed by simulation
   // Communication.
   AllReduce,
   AllGather,
@@ -172,6 +172,11 @@ struct MemoryReport {
 /// pass every op's time, the memory pass `memoryReport`.
 struct Program {
   std::string experiment;
+  /// Set before the schedule pass for hierarchical runs: microbatches after
+  /// the first lower each layer's forward and backward as one Block op,
+  /// which the driver times from microbatch 0's (every microbatch runs the
+  /// same shapes); the embedding, the head and communication stay whole.
+  bool layerBlocks = false;
   Layout layout;
   std::vector<Graph> stages;
   MemoryFacts memory;

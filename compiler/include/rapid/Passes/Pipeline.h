@@ -23,6 +23,8 @@ namespace rapid {
 struct PipelineOptions {
   /// Dump the IR after every pass (`--print-after-all`) to this stream.
   llvm::raw_ostream *printAfterAll = nullptr;
+  /// Lower layers of microbatches after the first as blocks (ir::Program::layerBlocks).
+  bool layerBlocks = false;
 };
 
 /// A pass transforms a program in place; `point` gives it the resolved
