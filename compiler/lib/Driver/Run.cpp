@@ -194,6 +194,7 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
   llvm::Expected<engine::SimResult> layers = simulate(probe, point, Spans::All, "", extra, out.kinds, ranks(red.probe));
   if (!layers) return layers.takeError();
   run::BlockTimes times = run::blockTimes(probe, *layers, layout);
+  if (!red.probeStageOf.empty()) run::copyRepresented(times, prog, red.probeStageOf);
   out.layer = run::firstLayerTimes(times);
   ir::Program pipeline = run::pipelineProgram(prog, times);
   if (!red.pipeline.empty()) {

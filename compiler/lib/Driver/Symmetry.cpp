@@ -25,6 +25,7 @@
 #include "rapid/IR/RankLayout.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace rapid::run {
@@ -100,24 +101,28 @@ private:
 template <typename Kept, typename Replayed>
 bool exact(const ir::Program &prog, const RankLayout &layout, const Lines &lines, const std::vector<int64_t> &set,
            Kept kept, Replayed replayed) {
+  struct Traffic {
+    std::set<std::pair<ir::Group, bool>> kinds; ///< (group, replayed)
+    std::set<int32_t> peers;
+  };
+  std::vector<Traffic> byStage(prog.stages.size());
+  for (const ir::Graph &g : prog.stages)
+    for (const ir::Op &op : g.ops) {
+      if (!kept(op)) continue;
+      if (op.kind == ir::OpKind::Send || op.kind == ir::OpKind::Recv) byStage[g.stage].peers.insert(op.peer);
+      else if (op.isComm()) byStage[g.stage].kinds.insert({op.group, replayed(op)});
+    }
   std::set<int> used; // dimensions the simulated traffic takes
   std::vector<uint8_t> in(size_t(layout.ranks()), 0);
   for (int64_t r : set) in[r] = 1;
   for (int64_t r : set) {
-    const ir::Graph &g = prog.stages[layout.coord(r, ir::Group::PP)];
-    std::set<std::pair<ir::Group, bool>> kinds;
-    std::set<int32_t> peers;
-    for (const ir::Op &op : g.ops) {
-      if (!kept(op)) continue;
-      if (op.kind == ir::OpKind::Send || op.kind == ir::OpKind::Recv) peers.insert(op.peer);
-      else if (op.isComm()) kinds.insert({op.group, replayed(op)});
-    }
-    for (int32_t p : peers) {
+    const Traffic &t = byStage[layout.coord(r, ir::Group::PP)];
+    for (int32_t p : t.peers) {
       int d = lines.dimOf({r, layout.with(r, ir::Group::PP, p)});
       if (d == -2) return false;
       if (d >= 0) used.insert(d);
     }
-    for (auto [kind, replay] : kinds) {
+    for (auto [kind, replay] : t.kinds) {
       std::vector<int64_t> m = layout.members(r, kind);
       if (replay) {
         if (!lines.alone(m)) return false;
@@ -131,7 +136,45 @@ bool exact(const ir::Program &prog, const RankLayout &layout, const Lines &lines
   return lines.closed(set, used);
 }
 
+/// What a stage's probe simulates, op for op, without the layer numbers:
+/// stages with equal signatures time their blocks alike.
+std::string probeSignature(const ir::Graph &g) {
+  std::string sig;
+  int32_t firstLayer = -1;
+  auto put = [&](const auto &v) { sig.append(reinterpret_cast<const char *>(&v), sizeof v); };
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const ir::Op &op = g.ops[i];
+    std::optional<BlockKey> k = blockOf(op);
+    if (op.micro != 0 || !k) continue;
+    if (firstLayer < 0 && op.layer >= 0) firstLayer = op.layer;
+    put(op.kind), put(op.phase), put(op.group), put(op.time.value()), put(op.commBytes), put(op.shape), put(k->part);
+    put(op.layer < 0 ? -1 : op.layer - firstLayer);
+    for (uint32_t d : op.deps) put(uint32_t(i - d));
+    put(uint32_t(~0u));
+  }
+  return sig;
+}
+
 } // namespace
+
+std::vector<int32_t> probeStages(const ir::Program &prog) {
+  std::map<std::string, int32_t> first;
+  std::vector<int32_t> out;
+  for (const ir::Graph &g : prog.stages) out.push_back(first.try_emplace(probeSignature(g), g.stage).first->second);
+  return out;
+}
+
+void copyRepresented(BlockTimes &times, const ir::Program &prog, const std::vector<int32_t> &stageOf) {
+  for (const ir::Graph &g : prog.stages) {
+    int32_t rep = stageOf[g.stage];
+    if (rep == g.stage) continue;
+    std::set<BlockKey> keys; // this stage's blocks in key order, as the representative's
+    for (const ir::Op &op : g.ops)
+      if (std::optional<BlockKey> k = blockOf(op); k && op.micro == 0) keys.insert(*k);
+    auto from = times[rep].begin();
+    for (const BlockKey &k : keys) times[g.stage][k] = (from++)->second;
+  }
+}
 
 bool isDataParallel(const ir::Op &op) {
   return op.isComm() && op.kind != ir::OpKind::Send && op.kind != ir::OpKind::Recv &&
@@ -149,9 +192,23 @@ Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net) {
       if (layout.coord(r, ir::Group::DP) < l.ep) replica.push_back(r);
   auto inBlock = [](const ir::Op &op) { return blockOf(op).has_value(); };
   auto outsideBlocks = [&](const ir::Op &op) { return !inBlock(op); };
-  // The probe runs the blocks alone; the pipeline what blocks leave out.
-  if (!replica.empty() && exact(prog, layout, lines, replica, inBlock, [](const ir::Op &) { return false; }))
+  auto none = [](const ir::Op &) { return false; };
+  // The probe runs the blocks alone: on the first replica's stages that
+  // differ (every stage whose probe is another's is copied from it), or on
+  // the whole first replica; the pipeline runs what blocks leave out.
+  std::vector<int32_t> stageOf = probeStages(prog);
+  std::vector<int64_t> distinct;
+  for (int64_t r = 0; r < layout.ranks(); ++r)
+    if (layout.coord(r, ir::Group::DP) < l.ep) {
+      int64_t s = layout.coord(r, ir::Group::PP);
+      if (stageOf[s] == s) distinct.push_back(r);
+    }
+  if (int64_t(distinct.size()) < layout.ranks() && exact(prog, layout, lines, distinct, inBlock, none)) {
+    out.probe = distinct;
+    out.probeStageOf = stageOf;
+  } else if (!replica.empty() && exact(prog, layout, lines, replica, inBlock, none)) {
     out.probe = replica;
+  }
   std::vector<int64_t> firsts;
   for (int64_t s = 0; s < l.pp; ++s) firsts.push_back(layout.firstRankOfStage(s));
   if (int64_t(firsts.size()) < layout.ranks() &&

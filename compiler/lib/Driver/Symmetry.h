@@ -4,7 +4,8 @@
 // replica the same stages; on a symmetric network they run alike. A
 // hierarchical run then simulates
 //  - the layer probe on the first replica only (the first `ep` replicas with
-//    expert parallelism: an EP group spans them), and
+//    expert parallelism: an EP group spans them), and there only on stages
+//    whose probe differs from every earlier stage's, and
 //  - the pipeline on one rank per stage (the first replica's ranks when
 //    that is not exact), with every collective left at the pipeline level
 //    timed once per distinct collective on one group of the full network
@@ -13,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "Hierarchical.h"
+
 #include "rapid/IR/IR.h"
 #include "rapid/Network/Topology.h"
 
@@ -20,12 +23,23 @@ namespace rapid::run {
 
 struct Reduction {
   std::vector<int64_t> probe;    ///< ranks of the layer probe, ascending; empty: every rank
+  /// Per stage, the stage whose probed blocks it copies (itself when
+  /// simulated); empty: every stage of `probe` is simulated.
+  std::vector<int32_t> probeStageOf;
   std::vector<int64_t> pipeline; ///< ranks of the pipeline run, ascending; empty: every rank
   bool timeAll = false;          ///< the pipeline run replays every collective, not only data-parallel ones
 };
 
 /// The largest exact reduction of a fault-free point (the caller checks the faults).
 Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net);
+
+/// Per stage, the first stage whose probe simulates exactly what its own
+/// would (the same ops, shapes and times, layers numbered alike).
+std::vector<int32_t> probeStages(const ir::Program &prog);
+
+/// Fills the times of stages the probe did not simulate from the stage
+/// they copy (`stageOf`), block for block in key order.
+void copyRepresented(BlockTimes &times, const ir::Program &prog, const std::vector<int32_t> &stageOf);
 
 /// Whether `op` is a collective between replicas (DP or DP x CP).
 bool isDataParallel(const ir::Op &op);
