@@ -4,7 +4,9 @@
 // dimension (or of all) and derates each by a draw from its distribution
 // (clamped to [1 %, 100 %]), or removes it. The generator is our own
 // SplitMix64 with Box-Muller normals, so the same seed gives the same
-// faults on every platform and library.
+// faults on every platform and library. Samples that draw the same faults
+// (a constant derate over a few hundred links repeats links often) take the
+// same time: each distinct draw is simulated once.
 //===----------------------------------------------------------------------===//
 #include "rapid/Driver/Run.h"
 
@@ -13,6 +15,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <map>
 #include <numeric>
 
 namespace rapid {
@@ -74,6 +78,25 @@ std::vector<net::Fault> drawSample(const RandomFaultSpec &rf, const std::vector<
   return out;
 }
 
+/// The faults of a draw as one value, independent of the order they were drawn in.
+std::string drawKey(std::vector<net::Fault> faults) {
+  std::sort(faults.begin(), faults.end(), [](const net::Fault &a, const net::Fault &b) {
+    return std::tie(a.src, a.dst, a.directed) < std::tie(b.src, b.dst, b.directed);
+  });
+  std::string key;
+  for (const net::Fault &f : faults) {
+    char word[sizeof(uint32_t) * 2 + 2 + sizeof(double) + sizeof(int64_t)];
+    char *at = word;
+    for (const void *field : {static_cast<const void *>(&f.src), static_cast<const void *>(&f.dst)})
+      at = static_cast<char *>(std::memcpy(at, field, sizeof(uint32_t))) + sizeof(uint32_t);
+    *at++ = char(f.hard), *at++ = char(f.directed);
+    at = static_cast<char *>(std::memcpy(at, &f.derate, sizeof f.derate)) + sizeof f.derate;
+    std::memcpy(at, &f.extraLatencyPs, sizeof f.extraLatencyPs);
+    key.append(word, sizeof word);
+  }
+  return key;
+}
+
 } // namespace
 
 double FaultStudy::mean() const {
@@ -107,15 +130,27 @@ faultStudies(const ExperimentPoint &point, unsigned jobs,
     size_t samples = size_t(rf.samples);
     study.times.assign(samples, 0);
     uint64_t seed = uint64_t(rf.seed);
-    auto sample = [&](size_t i) -> llvm::Error {
-      llvm::Expected<double> t = timeOf(drawSample(rf, links, seed, i));
+    std::vector<std::vector<net::Fault>> draws;
+    std::vector<size_t> firstOf(samples); // the first sample with the same draw
+    std::map<std::string, size_t> seen;
+    std::vector<size_t> distinct;
+    for (size_t i = 0; i < samples; ++i) {
+      draws.push_back(drawSample(rf, links, seed, i));
+      auto [it, fresh] = seen.try_emplace(drawKey(draws.back()), i);
+      firstOf[i] = it->second;
+      if (fresh) distinct.push_back(i);
+    }
+    auto sample = [&](size_t k) -> llvm::Error {
+      size_t i = distinct[k];
+      llvm::Expected<double> t = timeOf(draws[i]);
       if (!t)
         return llvm::createStringError(llvm::inconvertibleErrorCode(), "random fault '%s', sample %zu: %s",
                                        rf.name.c_str(), i, llvm::toString(t.takeError()).c_str());
       study.times[i] = *t;
       return llvm::Error::success();
     };
-    if (llvm::Error e = parallelFor(samples, jobs, sample)) return e;
+    if (llvm::Error e = parallelFor(distinct.size(), jobs, sample)) return e;
+    for (size_t i = 0; i < samples; ++i) study.times[i] = study.times[firstOf[i]];
     out.push_back(std::move(study));
   }
   return out;
