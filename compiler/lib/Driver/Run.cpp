@@ -174,8 +174,8 @@ struct PointSim {
 };
 
 /// One simulation of the point, in the chosen mode, under `extra` faults.
-/// Hierarchical runs of a fault-free point simulate the ranks that stand for
-/// all the others (`reduce`) when that is exact (Symmetry.h).
+/// Hierarchical runs simulate the ranks that stand for all the others
+/// (`reduce`) where that is exact (Symmetry.h), fewer with faults.
 llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const ExperimentPoint &point,
                                                 bool hierarchical, bool reduce, const std::string &timeline,
                                                 const std::vector<net::Fault> &extra, PointSim &out) {
@@ -188,7 +188,7 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
     return res;
   }
   bool faulted = !extra.empty() || (point.faults && !point.faults->links.empty());
-  run::Reduction red = faulted || !reduce ? run::Reduction{} : run::reduce(prog, networkSpec(point));
+  run::Reduction red = reduce ? run::reduce(prog, networkSpec(point), faulted) : run::Reduction{};
   auto ranks = [](const std::vector<int64_t> &set) { return set.empty() ? nullptr : &set; };
   ir::Program probe = run::probeProgram(prog);
   llvm::Expected<engine::SimResult> layers = simulate(probe, point, Spans::All, "", extra, out.kinds, ranks(red.probe));

@@ -181,7 +181,7 @@ bool isDataParallel(const ir::Op &op) {
          (op.group == ir::Group::DP || op.group == ir::Group::DPCP);
 }
 
-Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net) {
+Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net, bool faulted) {
   const ir::Layout &l = prog.layout;
   RankLayout layout(l);
   Lines lines(net, layout.ranks());
@@ -196,6 +196,13 @@ Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net) {
   // The probe runs the blocks alone: on the first replica's stages that
   // differ (every stage whose probe is another's is copied from it), or on
   // the whole first replica; the pipeline runs what blocks leave out.
+  // With faults only the first replica's probe holds: the block times are
+  // read off its ranks, and what it simulates shares no link with the rest,
+  // whatever the links' speeds; stages and replicas may differ.
+  if (faulted) {
+    if (!replica.empty() && exact(prog, layout, lines, replica, inBlock, none)) out.probe = replica;
+    return out;
+  }
   std::vector<int32_t> stageOf = probeStages(prog);
   std::vector<int64_t> distinct;
   for (int64_t r = 0; r < layout.ranks(); ++r)

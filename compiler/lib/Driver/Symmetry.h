@@ -30,8 +30,9 @@ struct Reduction {
   bool timeAll = false;          ///< the pipeline run replays every collective, not only data-parallel ones
 };
 
-/// The largest exact reduction of a fault-free point (the caller checks the faults).
-Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net);
+/// The largest exact reduction of a point; a `faulted` one keeps only the
+/// first-replica probe (what block times are read from).
+Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net, bool faulted);
 
 /// Per stage, the first stage whose probe simulates exactly what its own
 /// would (the same ops, shapes and times, layers numbered alike).
