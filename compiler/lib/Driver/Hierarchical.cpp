@@ -4,6 +4,8 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 namespace rapid::run {
 
@@ -20,7 +22,56 @@ std::optional<BlockKey> blockOf(const Op &op) {
   return BlockKey{-1, backward, llvm::StringRef(op.name).starts_with("embed") ? 1 : 2};
 }
 
-ir::Program probeProgram(const ir::Program &prog) {
+LayerCopies probeLayers(const ir::Program &prog) {
+  LayerCopies out(prog.stages.size());
+  for (const ir::Graph &g : prog.stages) {
+    std::map<int32_t, std::string> sig; // per layer: its microbatch-0 ops, as bytes
+    auto put = [](std::string &to, const auto &v) { to.append(reinterpret_cast<const char *>(&v), sizeof v); };
+    for (size_t i = 0; i < g.ops.size(); ++i) {
+      const Op &op = g.ops[i];
+      if (op.micro != 0 || op.layer < 0 || !blockOf(op)) continue;
+      std::string &to = sig[op.layer];
+      put(to, op.kind), put(to, op.phase), put(to, op.group), put(to, op.time.value()), put(to, op.commBytes);
+      put(to, op.shape), put(to, op.causal);
+      for (uint32_t d : op.deps) // within the layer: how far back; outside it: only that it is
+        put(to, g.ops[d].layer == op.layer && g.ops[d].micro == 0 ? uint32_t(i - d) : ~0u);
+      put(to, ~0u);
+    }
+    std::map<std::string, int32_t> first;
+    for (const auto &[layer, bytes] : sig) out[g.stage][layer] = first.try_emplace(bytes, layer).first->second;
+  }
+  return out;
+}
+
+bool blocksInStep(const ir::Program &probe, const engine::SimResult &res, const RankLayout &layout) {
+  std::map<std::pair<int64_t, BlockKey>, std::pair<int64_t, int64_t>> ends; // (stage, block) -> earliest, latest end
+  std::map<std::pair<uint32_t, BlockKey>, int64_t> byRank;
+  for (const engine::Span &sp : res.spans) {
+    int64_t s = layout.coord(sp.rank, ir::Group::PP);
+    const Op &op = probe.stages[s].ops[sp.node];
+    if (std::optional<BlockKey> k = blockOf(op)) {
+      int64_t &e = byRank[{sp.rank, *k}];
+      e = std::max(e, sp.endPs);
+    }
+  }
+  for (const auto &[rk, end] : byRank) {
+    auto [it, fresh] = ends.try_emplace({layout.coord(rk.first, ir::Group::PP), rk.second}, end, end);
+    it->second.first = std::min(it->second.first, end);
+    it->second.second = std::max(it->second.second, end);
+  }
+  return std::all_of(ends.begin(), ends.end(), [](const auto &e) { return e.second.first == e.second.second; });
+}
+
+void copyLayers(BlockTimes &times, const LayerCopies &copies) {
+  for (size_t s = 0; s < copies.size(); ++s)
+    for (auto [layer, from] : copies[s])
+      if (layer != from)
+        for (bool backward : {false, true})
+          if (auto it = times[s].find(BlockKey{from, backward, 0}); it != times[s].end())
+            times[s][BlockKey{layer, backward, 0}] = it->second;
+}
+
+ir::Program probeProgram(const ir::Program &prog, const LayerCopies *copies) {
   ir::Program probe;
   probe.experiment = prog.experiment;
   probe.layout = prog.layout;
@@ -31,6 +82,7 @@ ir::Program probeProgram(const ir::Program &prog) {
     for (size_t i = 0; i < g.ops.size(); ++i) {
       const Op &op = g.ops[i];
       if (op.micro != 0 || !blockOf(op)) continue;
+      if (copies && op.layer >= 0 && copies->at(g.stage).at(op.layer) != op.layer) continue;
       Op copy = op;
       copy.deps.clear();
       for (uint32_t d : op.deps)

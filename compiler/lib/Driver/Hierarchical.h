@@ -24,14 +24,29 @@ struct BlockKey {
 /// send/recv, DP collectives, the optimizer.
 std::optional<BlockKey> blockOf(const ir::Op &op);
 
+/// Per stage, the layer each layer copies its probed blocks from (itself
+/// when it is probed): the first earlier layer whose microbatch-0 ops are
+/// the same op for op (kinds, shapes, times, bytes, groups, dependencies).
+using LayerCopies = std::vector<std::map<int32_t, int32_t>>;
+LayerCopies probeLayers(const ir::Program &prog);
+
 /// Microbatch 0's blocks alone, in program order, without pipeline and DP
-/// communication: every layer, the embedding and the head once per stage.
-ir::Program probeProgram(const ir::Program &prog);
+/// communication: every layer (or, with `copies`, every layer that copies
+/// none), the embedding and the head once per stage.
+ir::Program probeProgram(const ir::Program &prog, const LayerCopies *copies = nullptr);
 
 /// Seconds per block and stage of microbatch 0, from the simulated spans on
 /// each stage's first rank (of a probe, or of the whole program).
 using BlockTimes = std::vector<std::map<BlockKey, double>>;
 BlockTimes blockTimes(const ir::Program &prog, const engine::SimResult &res, const RankLayout &layout);
+
+/// Whether every block of a probe ended at the same time on every rank that
+/// ran it: the next block then starts from an idle network with its ranks
+/// in step, so a layer that repeats the one before takes the same time.
+bool blocksInStep(const ir::Program &probe, const engine::SimResult &res, const RankLayout &layout);
+
+/// Fills the blocks of layers that copy another's (`copies`).
+void copyLayers(BlockTimes &times, const LayerCopies &copies);
 
 /// Stage 0's first layer: forward and backward seconds (0 when absent).
 std::pair<double, double> firstLayerTimes(const BlockTimes &times);

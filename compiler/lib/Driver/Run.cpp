@@ -190,10 +190,21 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
   bool faulted = !extra.empty() || (point.faults && !point.faults->links.empty());
   run::Reduction red = reduce ? run::reduce(prog, networkSpec(point), faulted) : run::Reduction{};
   auto ranks = [](const std::vector<int64_t> &set) { return set.empty() ? nullptr : &set; };
-  ir::Program probe = run::probeProgram(prog);
+  // Layers that probe alike are probed once on a fault-free network, when
+  // every probed block ends with its ranks in step (then the next starts as
+  // the first did); faults skew ranks, and skew carries into later layers.
+  run::LayerCopies copies = reduce && !faulted ? run::probeLayers(prog) : run::LayerCopies{};
+  ir::Program probe = run::probeProgram(prog, copies.empty() ? nullptr : &copies);
   llvm::Expected<engine::SimResult> layers = simulate(probe, point, Spans::All, "", extra, out.kinds, ranks(red.probe));
   if (!layers) return layers.takeError();
+  if (!copies.empty() && !run::blocksInStep(probe, *layers, layout)) {
+    copies.clear();
+    probe = run::probeProgram(prog);
+    layers = simulate(probe, point, Spans::All, "", extra, out.kinds, ranks(red.probe));
+    if (!layers) return layers.takeError();
+  }
   run::BlockTimes times = run::blockTimes(probe, *layers, layout);
+  run::copyLayers(times, copies);
   if (!red.probeStageOf.empty()) run::copyRepresented(times, prog, red.probeStageOf);
   out.layer = run::firstLayerTimes(times);
   ir::Program pipeline = run::pipelineProgram(prog, times);
