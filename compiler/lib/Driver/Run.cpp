@@ -190,10 +190,11 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
   bool faulted = !extra.empty() || (point.faults && !point.faults->links.empty());
   run::Reduction red = reduce ? run::reduce(prog, networkSpec(point), faulted) : run::Reduction{};
   auto ranks = [](const std::vector<int64_t> &set) { return set.empty() ? nullptr : &set; };
-  // Layers that probe alike are probed once on a fault-free network, when
-  // every probed block ends with its ranks in step (then the next starts as
-  // the first did); faults skew ranks, and skew carries into later layers.
-  run::LayerCopies copies = reduce && !faulted ? run::probeLayers(prog) : run::LayerCopies{};
+  // Layers that probe alike are probed once when every probed block ends
+  // with its ranks in step: the next then starts as the first did. A fault
+  // on a probed link skews ranks, the skew carries into later layers, and
+  // the probe runs again with every layer.
+  run::LayerCopies copies = reduce ? run::probeLayers(prog) : run::LayerCopies{};
   ir::Program probe = run::probeProgram(prog, copies.empty() ? nullptr : &copies);
   llvm::Expected<engine::SimResult> layers = simulate(probe, point, Spans::All, "", extra, out.kinds, ranks(red.probe));
   if (!layers) return layers.takeError();
