@@ -12,6 +12,14 @@ namespace rapid::run {
 using ir::Op;
 using ir::OpKind;
 
+ir::Program emptyStages(const ir::Program &prog) {
+  ir::Program out;
+  out.experiment = prog.experiment;
+  out.layout = prog.layout;
+  for (const ir::Graph &g : prog.stages) out.stages.push_back(ir::Graph{g.stage, {}});
+  return out;
+}
+
 std::optional<BlockKey> blockOf(const Op &op) {
   if (op.kind == OpKind::Send || op.kind == OpKind::Recv || op.kind == OpKind::Optimizer) return std::nullopt;
   // The pipeline transfer's TP all-gather (scatter/gather) belongs to no block.
@@ -72,12 +80,9 @@ void copyLayers(BlockTimes &times, const LayerCopies &copies) {
 }
 
 ir::Program probeProgram(const ir::Program &prog, const LayerCopies *copies) {
-  ir::Program probe;
-  probe.experiment = prog.experiment;
-  probe.layout = prog.layout;
+  ir::Program probe = emptyStages(prog);
   for (const ir::Graph &g : prog.stages) {
-    ir::Graph out;
-    out.stage = g.stage;
+    ir::Graph &out = probe.stages[g.stage];
     std::vector<uint32_t> newIdx(g.ops.size(), UINT32_MAX);
     for (size_t i = 0; i < g.ops.size(); ++i) {
       const Op &op = g.ops[i];
@@ -92,7 +97,6 @@ ir::Program probeProgram(const ir::Program &prog, const LayerCopies *copies) {
       if (copy.deps.empty() && !out.ops.empty()) copy.deps.push_back(uint32_t(out.ops.size() - 1));
       newIdx[i] = out.add(std::move(copy));
     }
-    probe.stages.push_back(std::move(out));
   }
   return probe;
 }
@@ -131,13 +135,10 @@ std::pair<double, double> firstLayerTimes(const BlockTimes &times) {
 }
 
 ir::Program pipelineProgram(const ir::Program &prog, const BlockTimes &times) {
-  ir::Program out;
-  out.experiment = prog.experiment;
-  out.layout = prog.layout;
+  ir::Program out = emptyStages(prog);
   out.memory = prog.memory;
   for (const ir::Graph &g : prog.stages) {
-    ir::Graph ng;
-    ng.stage = g.stage;
+    ir::Graph &ng = out.stages[g.stage];
     std::vector<uint32_t> newIdx(g.ops.size());
     std::map<std::pair<int32_t, BlockKey>, uint32_t> blocks; // (micro, block) -> node
     for (size_t i = 0; i < g.ops.size(); ++i) {
@@ -176,7 +177,6 @@ ir::Program pipelineProgram(const ir::Program &prog, const BlockTimes &times) {
       blocks[{op.micro, *k}] = idx;
       newIdx[i] = idx;
     }
-    out.stages.push_back(std::move(ng));
   }
   return out;
 }

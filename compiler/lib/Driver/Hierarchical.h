@@ -20,6 +20,10 @@ struct BlockKey {
   auto operator<=>(const BlockKey &) const = default;
 };
 
+/// A program of `prog`'s experiment and layout with one empty graph per
+/// stage, for the programs the hierarchical run derives.
+ir::Program emptyStages(const ir::Program &prog);
+
 /// The block an op belongs to; none for what the pipeline level keeps:
 /// send/recv, DP collectives, the optimizer.
 std::optional<BlockKey> blockOf(const ir::Op &op);

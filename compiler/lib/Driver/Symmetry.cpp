@@ -229,20 +229,11 @@ Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net, bool faul
 }
 
 ir::Program collectiveProgram(const ir::Program &prog, const ir::Op &op, int32_t stage) {
-  ir::Program out;
-  out.experiment = prog.experiment;
-  out.layout = prog.layout;
-  for (const ir::Graph &g : prog.stages) {
-    ir::Graph ng;
-    ng.stage = g.stage;
-    if (g.stage == stage) {
-      ir::Op c = op;
-      c.deps.clear();
-      c.time = Seconds(0);
-      ng.add(std::move(c));
-    }
-    out.stages.push_back(std::move(ng));
-  }
+  ir::Program out = emptyStages(prog);
+  ir::Op c = op;
+  c.deps.clear();
+  c.time = Seconds(0);
+  out.stages[stage].add(std::move(c));
   return out;
 }
 
