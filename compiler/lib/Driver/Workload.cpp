@@ -6,7 +6,6 @@
 #include "rapid/Network/Faults.h"
 #include "rapid/IR/RankLayout.h"
 
-#include "et_def.pb.h"
 
 #include <fmt/format.h>
 
@@ -22,15 +21,11 @@ llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const Experi
   Simulation sim;
   sim.groups = groups.runtimeGroups();
   sim.rank0Kinds = groups.kindsOf(0);
-  ChakraProtoMsg::Node node; // reused for every node of every rank
   for (int64_t r = 0; r < layout.ranks(); ++r) {
     const ir::Graph &g = prog.stages[layout.coord(r, ir::Group::PP)];
     trace::GraphBuilder builder(fmt::format("{}.{}", point.experiment, r), int(r));
-    for (size_t i = 0; runs[r] && i < g.ops.size(); ++i) {
-      node.Clear();
-      emit::fillNode(node, g.ops[i], i, r, layout, groups);
-      if (llvm::Error e = builder.add(node)) return e;
-    }
+    for (size_t i = 0; runs[r] && i < g.ops.size(); ++i)
+      builder.add(emit::traceNode(g.ops[i], i, r, layout, groups), g.ops[i].name, g.ops[i].deps);
     llvm::Expected<trace::RankGraph> rg = builder.finish();
     if (!rg) return rg.takeError();
     sim.workload.ranks.push_back(std::move(*rg));

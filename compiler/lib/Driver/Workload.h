@@ -15,8 +15,9 @@ struct Simulation {
   std::map<int, ir::Group> rank0Kinds; ///< what each of rank 0's groups is
 };
 
-/// Every rank's graph, built through the same Chakra nodes the emitter
-/// writes, so a simulated point and its emitted traces run identically.
+/// Every rank's graph, built from the same fields the emitter writes as
+/// Chakra nodes (emit::traceNode), so a simulated point and its emitted
+/// traces run identically.
 /// With `active`, only those ranks (ascending) get their graphs; the others
 /// are empty (hierarchical mode's replica reduction, Symmetry.h).
 llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const ExperimentPoint &point,

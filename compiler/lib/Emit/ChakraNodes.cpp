@@ -75,48 +75,79 @@ CollectiveCommType commType(ir::OpKind k) {
 
 } // namespace
 
-/// Fills `n` for op `idx` of the rank's stage graph.
+trace::TraceNode traceNode(const ir::Op &op, size_t idx, int64_t rank, const RankLayout &layout, const Groups &groups) {
+  trace::TraceNode t;
+  t.id = idx;
+  if (!op.isComm()) {
+    t.kind = trace::NodeKind::Comp;
+    // The runtime's clock stops at 2^62 ps: a longer op saturates there and
+    // fails the run by name instead of wrapping an int64 here.
+    double ns = std::min(op.time.value() * 1e9, double(kMaxTimePs / 1000));
+    t.durationMicros = uint64_t(std::llround(ns / 1000));
+    t.rapidTimeNs = std::max<int64_t>(1, std::llround(ns));
+    t.numOps = std::llround(op.flops);
+    t.tensorSize = std::llround(op.bytes);
+    return t;
+  }
+  t.commSize = std::llround(op.commBytes);
+  if (op.kind == ir::OpKind::Send || op.kind == ir::OpKind::Recv) {
+    bool send = op.kind == ir::OpKind::Send;
+    int64_t peer = layout.with(rank, ir::Group::PP, op.peer);
+    t.kind = send ? trace::NodeKind::Send : trace::NodeKind::Recv;
+    t.commSrc = int32_t(send ? rank : peer);
+    t.commDst = int32_t(send ? peer : rank);
+    t.commTag = op.tag;
+    return t;
+  }
+  t.kind = trace::NodeKind::Coll;
+  t.commType = commType(op.kind);
+  if (op.time.value() > 0) // timed already (hierarchical mode): the runtime replays it
+    t.rapidTimeNs = std::max<int64_t>(1, std::llround(op.time.value() * 1e9));
+  const Groups::Entry &g = groups.of(rank, op.group);
+  t.pgName = uint32_t(g.id);
+  t.involvedDims = 0;
+  for (size_t d = 0; d < g.involved.size() && d < 32; ++d) t.involvedDims |= uint32_t(g.involved[d]) << d;
+  return t;
+}
+
+/// Fills `n` for op `idx` of the rank's stage graph: traceNode's fields.
 void fillNode(Node &n, const ir::Op &op, size_t idx, int64_t rank, const RankLayout &layout, const Groups &groups) {
-  n.set_id(idx);
+  trace::TraceNode t = traceNode(op, idx, rank, layout, groups);
+  n.set_id(t.id);
   n.set_name(op.name);
   for (uint32_t d : op.deps) n.add_data_deps(d);
   AttributeProto *cpu = n.add_attr();
   cpu->set_name("is_cpu_op");
-  cpu->set_bool_val(false);
-  if (!op.isComm()) {
+  cpu->set_bool_val(t.isCpuOp);
+  switch (t.kind) {
+  case trace::NodeKind::Comp:
     n.set_type(COMP_NODE);
-    // The runtime's clock stops at 2^62 ps: a longer op saturates there and
-    // fails the run by name instead of wrapping an int64 here.
-    double ns = std::min(op.time.value() * 1e9, double(kMaxTimePs / 1000));
-    n.set_duration_micros(uint64_t(std::llround(ns / 1000)));
-    attrInt(n, "rapid_time_ns", std::max<int64_t>(1, std::llround(ns)));
-    attrInt(n, "num_ops", std::llround(op.flops));
-    attrInt(n, "tensor_size", std::llround(op.bytes));
+    n.set_duration_micros(t.durationMicros);
+    attrInt(n, "rapid_time_ns", t.rapidTimeNs);
+    attrInt(n, "num_ops", t.numOps);
+    attrInt(n, "tensor_size", t.tensorSize);
     return;
-  }
-  int64_t size = std::llround(op.commBytes);
-  if (op.kind == ir::OpKind::Send || op.kind == ir::OpKind::Recv) {
-    bool send = op.kind == ir::OpKind::Send;
-    int64_t peer = layout.with(rank, ir::Group::PP, op.peer);
-    n.set_type(send ? COMM_SEND_NODE : COMM_RECV_NODE);
-    attrInt32(n, "comm_src", int32_t(send ? rank : peer));
-    attrInt32(n, "comm_dst", int32_t(send ? peer : rank));
-    attrInt32(n, "comm_tag", op.tag);
-    attrInt(n, "comm_size", size);
+  case trace::NodeKind::Send:
+  case trace::NodeKind::Recv:
+    n.set_type(t.kind == trace::NodeKind::Send ? COMM_SEND_NODE : COMM_RECV_NODE);
+    attrInt32(n, "comm_src", int32_t(t.commSrc));
+    attrInt32(n, "comm_dst", int32_t(t.commDst));
+    attrInt32(n, "comm_tag", int32_t(t.commTag));
+    attrInt(n, "comm_size", t.commSize);
     return;
+  default:
+    break;
   }
   n.set_type(COMM_COLL_NODE);
-  attrInt(n, "comm_type", commType(op.kind));
-  attrInt(n, "comm_size", size);
-  if (op.time.value() > 0) // timed already (hierarchical mode): the runtime replays it
-    attrInt(n, "rapid_time_ns", std::max<int64_t>(1, std::llround(op.time.value() * 1e9)));
-  const Groups::Entry &g = groups.of(rank, op.group);
+  attrInt(n, "comm_type", t.commType);
+  attrInt(n, "comm_size", t.commSize);
+  if (t.rapidTimeNs != trace::kAbsent) attrInt(n, "rapid_time_ns", t.rapidTimeNs);
   AttributeProto *pg = n.add_attr();
   pg->set_name("pg_name");
-  pg->set_string_val(std::to_string(g.id));
+  pg->set_string_val(std::to_string(t.pgName));
   AttributeProto *dims = n.add_attr();
   dims->set_name("involved_dim");
-  for (bool b : g.involved) dims->mutable_bool_list()->add_values(b);
+  for (bool b : groups.of(rank, op.group).involved) dims->mutable_bool_list()->add_values(b);
 }
 
 } // namespace rapid::emit

@@ -110,6 +110,16 @@ llvm::Error GraphBuilder::add(const ChakraProtoMsg::Node &pn) {
   return llvm::Error::success();
 }
 
+void GraphBuilder::add(TraceNode n, std::string_view name, const std::vector<uint32_t> &deps) {
+  n.nameBegin = uint32_t(g.names.size());
+  n.nameLen = uint32_t(name.size());
+  g.names += name;
+  n.depBegin = uint32_t(depIds.size());
+  depIds.insert(depIds.end(), deps.begin(), deps.end());
+  n.depCount = uint32_t(deps.size());
+  g.nodes.push_back(n);
+}
+
 llvm::Error GraphBuilder::resolveDeps() {
   auto &nodes = g.nodes;
   std::stable_sort(nodes.begin(), nodes.end(),

@@ -9,6 +9,7 @@
 
 #include "rapid/Collectives/CommGroups.h"
 #include "rapid/IR/RankLayout.h"
+#include "rapid/Trace/Graph.h"
 
 #include <map>
 
@@ -41,6 +42,11 @@ private:
   std::vector<Entry> entries;
   std::map<std::pair<int64_t, ir::Group>, size_t> byRank;
 };
+
+/// What the runtime reads of op `idx` of `rank`'s stage graph (its name and
+/// dependencies aside): fillNode writes exactly these fields as Chakra
+/// attributes, so the in-process run and emitted traces cannot drift apart.
+trace::TraceNode traceNode(const ir::Op &op, size_t idx, int64_t rank, const RankLayout &layout, const Groups &groups);
 
 /// The Chakra node of op `idx` of `rank`'s stage graph: compute nodes carry
 /// their exact time (`rapid_time_ns`), communication nodes their group or peer

@@ -72,6 +72,9 @@ public:
   GraphBuilder(std::string file, int rank, bool lenient = false);
   /// Decodes one protobuf node (attribute types checked here).
   llvm::Error add(const ChakraProtoMsg::Node &node);
+  /// Adds a node decoded already (rapidc's in-process run builds them
+  /// straight from its IR); `node`'s name and dependency fields are set here.
+  void add(TraceNode node, std::string_view name, const std::vector<uint32_t> &deps);
   llvm::Expected<RankGraph> finish();
 
 private:
