@@ -70,13 +70,18 @@ bool blocksInStep(const ir::Program &probe, const engine::SimResult &res, const 
   return std::all_of(ends.begin(), ends.end(), [](const auto &e) { return e.second.first == e.second.second; });
 }
 
-void copyLayers(BlockTimes &times, const LayerCopies &copies) {
-  for (size_t s = 0; s < copies.size(); ++s)
-    for (auto [layer, from] : copies[s])
+void copyLayers(BlockTimes &times, const LayerCopies &copies, RankBlockTimes *ranks, const RankLayout &layout) {
+  auto copy = [](std::map<BlockKey, double> &blocks, const std::map<int32_t, int32_t> &layers) {
+    for (auto [layer, from] : layers)
       if (layer != from)
         for (bool backward : {false, true})
-          if (auto it = times[s].find(BlockKey{from, backward, 0}); it != times[s].end())
-            times[s][BlockKey{layer, backward, 0}] = it->second;
+          if (auto it = blocks.find(BlockKey{from, backward, 0}); it != blocks.end())
+            blocks[BlockKey{layer, backward, 0}] = it->second;
+  };
+  if (copies.empty()) return;
+  for (size_t s = 0; s < copies.size(); ++s) copy(times[s], copies[s]);
+  if (ranks)
+    for (auto &[rank, blocks] : *ranks) copy(blocks, copies[layout.coord(rank, ir::Group::PP)]);
 }
 
 ir::Program probeProgram(const ir::Program &prog, const LayerCopies *copies) {
@@ -119,6 +124,27 @@ BlockTimes blockTimes(const ir::Program &prog, const engine::SimResult &res, con
   for (size_t s = 0; s < span.size(); ++s)
     for (const auto &[k, se] : span[s]) times[s][k] = double(se.second - se.first) * 1e-12;
   return times;
+}
+
+RankBlockTimes rankBlockTimes(const ir::Program &probe, const engine::SimResult &res, const RankLayout &layout,
+                              const BlockTimes &times) {
+  std::map<std::pair<int64_t, BlockKey>, std::pair<int64_t, int64_t>> span; // (rank, block) -> start, end
+  for (const engine::Span &sp : res.spans) {
+    const Op &op = probe.stages[layout.coord(sp.rank, ir::Group::PP)].ops[sp.node];
+    std::optional<BlockKey> k = blockOf(op);
+    if (!k || op.micro != 0) continue;
+    auto [it, fresh] = span.try_emplace({int64_t(sp.rank), *k}, sp.startPs, sp.endPs);
+    it->second.first = std::min(it->second.first, sp.startPs);
+    it->second.second = std::max(it->second.second, sp.endPs);
+  }
+  RankBlockTimes out;
+  for (const auto &[rk, se] : span) {
+    double t = double(se.second - se.first) * 1e-12;
+    const std::map<BlockKey, double> &stage = times[layout.coord(rk.first, ir::Group::PP)];
+    auto it = stage.find(rk.second);
+    if (it == stage.end() || it->second != t) out[rk.first][rk.second] = t;
+  }
+  return out;
 }
 
 std::pair<double, double> firstLayerTimes(const BlockTimes &times) {

@@ -44,13 +44,21 @@ ir::Program probeProgram(const ir::Program &prog, const LayerCopies *copies = nu
 using BlockTimes = std::vector<std::map<BlockKey, double>>;
 BlockTimes blockTimes(const ir::Program &prog, const engine::SimResult &res, const RankLayout &layout);
 
+/// Per rank, the blocks whose probed time differs from its stage's first
+/// rank's (a fault slowing one replica's TP group), in seconds; ranks
+/// without a difference are absent.
+using RankBlockTimes = std::map<int64_t, std::map<BlockKey, double>>;
+RankBlockTimes rankBlockTimes(const ir::Program &probe, const engine::SimResult &res, const RankLayout &layout,
+                              const BlockTimes &times);
+
 /// Whether every block of a probe ended at the same time on every rank that
 /// ran it: the next block then starts from an idle network with its ranks
 /// in step, so a layer that repeats the one before takes the same time.
 bool blocksInStep(const ir::Program &probe, const engine::SimResult &res, const RankLayout &layout);
 
-/// Fills the blocks of layers that copy another's (`copies`).
-void copyLayers(BlockTimes &times, const LayerCopies &copies);
+/// Fills the blocks of layers that copy another's (`copies`), per stage
+/// and, with `ranks`, per rank.
+void copyLayers(BlockTimes &times, const LayerCopies &copies, RankBlockTimes *ranks, const RankLayout &layout);
 
 /// Stage 0's first layer: forward and backward seconds (0 when absent).
 std::pair<double, double> firstLayerTimes(const BlockTimes &times);

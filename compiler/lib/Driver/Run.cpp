@@ -114,17 +114,19 @@ constexpr double kFlattenedLimit = 2e6;
 enum class Spans { None, Rank0, All };
 
 /// Simulates `prog` on the point's network with its faults and `extra` ones,
-/// the `active` ranks only when given. `kinds` receives what rank 0's
-/// communicator groups are.
+/// the `active` ranks only when given, layer blocks at their ranks' own
+/// `blockTimes` where listed. `kinds` receives what rank 0's communicator
+/// groups are.
 llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const ExperimentPoint &point, Spans spans,
                                            const std::string &timeline, const std::vector<net::Fault> &extra,
                                            std::map<int, ir::Group> &kinds,
-                                           const std::vector<int64_t> *active = nullptr) {
+                                           const std::vector<int64_t> *active = nullptr,
+                                           const run::RankBlockTimes *blockTimes = nullptr) {
   net::Topology topo(networkSpec(point));
   if (llvm::Error e = run::applyPointFaults(point, topo)) return e;
   if (!extra.empty())
     if (llvm::Error e = net::applyFaults("random faults", extra, topo)) return e;
-  llvm::Expected<run::Simulation> sim = run::buildSimulation(prog, point, active);
+  llvm::Expected<run::Simulation> sim = run::buildSimulation(prog, point, active, blockTimes);
   if (!sim) return sim.takeError();
   kinds = sim->rank0Kinds;
   net::Network network(topo, net::NetMode::Congestion);
@@ -205,7 +207,11 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
     if (!layers) return layers.takeError();
   }
   run::BlockTimes times = run::blockTimes(probe, *layers, layout);
-  run::copyLayers(times, copies);
+  // A fault slows the blocks of the ranks whose groups cross it: those
+  // ranks keep their own times (without faults every rank of a stage runs
+  // its blocks alike).
+  run::RankBlockTimes own = faulted ? run::rankBlockTimes(probe, *layers, layout, times) : run::RankBlockTimes{};
+  run::copyLayers(times, copies, &own, layout);
   if (!red.probeStageOf.empty()) run::copyRepresented(times, prog, red.probeStageOf);
   out.layer = run::firstLayerTimes(times);
   ir::Program pipeline = run::pipelineProgram(prog, times);
@@ -213,7 +219,7 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
     if (llvm::Error e = timeCollectives(pipeline, point, red.timeAll)) return e;
     out.ranks = int64_t(red.pipeline.size());
   }
-  return simulate(pipeline, point, Spans::None, timeline, extra, out.kinds, ranks(red.pipeline));
+  return simulate(pipeline, point, Spans::None, timeline, extra, out.kinds, ranks(red.pipeline), faulted ? &own : nullptr);
 }
 
 /// The time a run reports: step time for training, total latency for inference.

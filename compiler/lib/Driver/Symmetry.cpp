@@ -196,13 +196,9 @@ Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net, bool faul
   // The probe runs the blocks alone: on the first replica's stages that
   // differ (every stage whose probe is another's is copied from it), or on
   // the whole first replica; the pipeline runs what blocks leave out.
-  // With faults only the first replica's probe holds: the block times are
-  // read off its ranks, and what it simulates shares no link with the rest,
-  // whatever the links' speeds; stages and replicas may differ.
-  if (faulted) {
-    if (!replica.empty() && exact(prog, layout, lines, replica, inBlock, none)) out.probe = replica;
-    return out;
-  }
+  // With faults stages and replicas may differ: every rank is simulated,
+  // each with its own block times.
+  if (faulted) return out;
   std::vector<int32_t> stageOf = probeStages(prog);
   std::vector<int64_t> distinct;
   for (int64_t r = 0; r < layout.ranks(); ++r)

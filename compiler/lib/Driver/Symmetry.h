@@ -30,8 +30,7 @@ struct Reduction {
   bool timeAll = false;          ///< the pipeline run replays every collective, not only data-parallel ones
 };
 
-/// The largest exact reduction of a point; a `faulted` one keeps only the
-/// first-replica probe (what block times are read from).
+/// The largest exact reduction of a point; none for a `faulted` one.
 Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net, bool faulted);
 
 /// Per stage, the first stage whose probe simulates exactly what its own

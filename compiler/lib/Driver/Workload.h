@@ -1,6 +1,8 @@
 //===- Workload.h - IR to the runtime's in-memory traces (private) -*- C++ -*-===//
 #pragma once
 
+#include "Hierarchical.h"
+
 #include "rapid/IR/IR.h"
 #include "rapid/Sema/Sema.h"
 #include "rapid/Collectives/CommGroups.h"
@@ -20,8 +22,11 @@ struct Simulation {
 /// traces run identically.
 /// With `active`, only those ranks (ascending) get their graphs; the others
 /// are empty (hierarchical mode's replica reduction, Symmetry.h).
+/// With `blockTimes`, a layer block of a rank listed there takes the rank's
+/// own time (hierarchical runs under faults).
 llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const ExperimentPoint &point,
-                                           const std::vector<int64_t> *active = nullptr);
+                                           const std::vector<int64_t> *active = nullptr,
+                                           const RankBlockTimes *blockTimes = nullptr);
 
 /// Applies the point's explicit link faults to its network.
 llvm::Error applyPointFaults(const ExperimentPoint &point, net::Topology &topo);
