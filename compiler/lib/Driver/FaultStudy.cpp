@@ -15,9 +15,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 namespace rapid {
 namespace {
@@ -79,21 +79,11 @@ std::vector<net::Fault> drawSample(const RandomFaultSpec &rf, const std::vector<
 }
 
 /// The faults of a draw as one value, independent of the order they were drawn in.
-std::string drawKey(std::vector<net::Fault> faults) {
-  std::sort(faults.begin(), faults.end(), [](const net::Fault &a, const net::Fault &b) {
-    return std::tie(a.src, a.dst, a.directed) < std::tie(b.src, b.dst, b.directed);
-  });
-  std::string key;
-  for (const net::Fault &f : faults) {
-    char word[sizeof(uint32_t) * 2 + 2 + sizeof(double) + sizeof(int64_t)];
-    char *at = word;
-    for (const void *field : {static_cast<const void *>(&f.src), static_cast<const void *>(&f.dst)})
-      at = static_cast<char *>(std::memcpy(at, field, sizeof(uint32_t))) + sizeof(uint32_t);
-    *at++ = char(f.hard), *at++ = char(f.directed);
-    at = static_cast<char *>(std::memcpy(at, &f.derate, sizeof f.derate)) + sizeof f.derate;
-    std::memcpy(at, &f.extraLatencyPs, sizeof f.extraLatencyPs);
-    key.append(word, sizeof word);
-  }
+using DrawKey = std::vector<std::tuple<uint32_t, uint32_t, bool, bool, double, int64_t>>;
+DrawKey drawKey(const std::vector<net::Fault> &faults) {
+  DrawKey key;
+  for (const net::Fault &f : faults) key.emplace_back(f.src, f.dst, f.directed, f.hard, f.derate, f.extraLatencyPs);
+  std::sort(key.begin(), key.end());
   return key;
 }
 
@@ -132,7 +122,7 @@ faultStudies(const ExperimentPoint &point, unsigned jobs,
     uint64_t seed = uint64_t(rf.seed);
     std::vector<std::vector<net::Fault>> draws;
     std::vector<size_t> firstOf(samples); // the first sample with the same draw
-    std::map<std::string, size_t> seen;
+    std::map<DrawKey, size_t> seen;
     std::vector<size_t> distinct;
     for (size_t i = 0; i < samples; ++i) {
       draws.push_back(drawSample(rf, links, seed, i));

@@ -12,6 +12,30 @@ namespace rapid::run {
 using ir::Op;
 using ir::OpKind;
 
+namespace {
+
+/// Per (rank, block) of microbatch 0, the first start and last end of its
+/// ops' spans, for the ranks `wanted` picks.
+template <typename Wanted>
+std::map<std::pair<int64_t, BlockKey>, std::pair<int64_t, int64_t>>
+blockSpans(const ir::Program &prog, const engine::SimResult &res, const RankLayout &layout, Wanted wanted) {
+  std::map<std::pair<int64_t, BlockKey>, std::pair<int64_t, int64_t>> span;
+  for (const engine::Span &sp : res.spans) {
+    if (!wanted(int64_t(sp.rank))) continue;
+    const Op &op = prog.stages[layout.coord(sp.rank, ir::Group::PP)].ops[sp.node];
+    std::optional<BlockKey> k = blockOf(op);
+    if (!k || op.micro != 0) continue;
+    auto [it, fresh] = span.try_emplace({int64_t(sp.rank), *k}, sp.startPs, sp.endPs);
+    it->second.first = std::min(it->second.first, sp.startPs);
+    it->second.second = std::max(it->second.second, sp.endPs);
+  }
+  return span;
+}
+
+double seconds(std::pair<int64_t, int64_t> span) { return double(span.second - span.first) * 1e-12; }
+
+} // namespace
+
 ir::Program emptyStages(const ir::Program &prog) {
   ir::Program out;
   out.experiment = prog.experiment;
@@ -30,6 +54,11 @@ std::optional<BlockKey> blockOf(const Op &op) {
   return BlockKey{-1, backward, llvm::StringRef(op.name).starts_with("embed") ? 1 : 2};
 }
 
+void appendSignature(std::string &to, const Op &op) {
+  auto put = [&](const auto &v) { to.append(reinterpret_cast<const char *>(&v), sizeof v); };
+  put(op.kind), put(op.phase), put(op.group), put(op.time.value()), put(op.commBytes), put(op.shape), put(op.causal);
+}
+
 LayerCopies probeLayers(const ir::Program &prog) {
   LayerCopies out(prog.stages.size());
   for (const ir::Graph &g : prog.stages) {
@@ -39,8 +68,7 @@ LayerCopies probeLayers(const ir::Program &prog) {
       const Op &op = g.ops[i];
       if (op.micro != 0 || op.layer < 0 || !blockOf(op)) continue;
       std::string &to = sig[op.layer];
-      put(to, op.kind), put(to, op.phase), put(to, op.group), put(to, op.time.value()), put(to, op.commBytes);
-      put(to, op.shape), put(to, op.causal);
+      appendSignature(to, op);
       for (uint32_t d : op.deps) // within the layer: how far back; outside it: only that it is
         put(to, g.ops[d].layer == op.layer && g.ops[d].micro == 0 ? uint32_t(i - d) : ~0u);
       put(to, ~0u);
@@ -53,19 +81,10 @@ LayerCopies probeLayers(const ir::Program &prog) {
 
 bool blocksInStep(const ir::Program &probe, const engine::SimResult &res, const RankLayout &layout) {
   std::map<std::pair<int64_t, BlockKey>, std::pair<int64_t, int64_t>> ends; // (stage, block) -> earliest, latest end
-  std::map<std::pair<uint32_t, BlockKey>, int64_t> byRank;
-  for (const engine::Span &sp : res.spans) {
-    int64_t s = layout.coord(sp.rank, ir::Group::PP);
-    const Op &op = probe.stages[s].ops[sp.node];
-    if (std::optional<BlockKey> k = blockOf(op)) {
-      int64_t &e = byRank[{sp.rank, *k}];
-      e = std::max(e, sp.endPs);
-    }
-  }
-  for (const auto &[rk, end] : byRank) {
-    auto [it, fresh] = ends.try_emplace({layout.coord(rk.first, ir::Group::PP), rk.second}, end, end);
-    it->second.first = std::min(it->second.first, end);
-    it->second.second = std::max(it->second.second, end);
+  for (const auto &[rk, se] : blockSpans(probe, res, layout, [](int64_t) { return true; })) {
+    auto [it, fresh] = ends.try_emplace({layout.coord(rk.first, ir::Group::PP), rk.second}, se.second, se.second);
+    it->second.first = std::min(it->second.first, se.second);
+    it->second.second = std::max(it->second.second, se.second);
   }
   return std::all_of(ends.begin(), ends.end(), [](const auto &e) { return e.second.first == e.second.second; });
 }
@@ -108,41 +127,19 @@ ir::Program probeProgram(const ir::Program &prog, const LayerCopies *copies) {
 
 BlockTimes blockTimes(const ir::Program &prog, const engine::SimResult &res, const RankLayout &layout) {
   BlockTimes times(prog.stages.size());
-  std::vector<std::map<BlockKey, std::pair<int64_t, int64_t>>> span(prog.stages.size());
-  std::vector<int64_t> stageOfRank(layout.ranks(), -1);
-  for (size_t s = 0; s < prog.stages.size(); ++s) stageOfRank[layout.firstRankOfStage(int64_t(s))] = int64_t(s);
-  for (const engine::Span &sp : res.spans) {
-    int64_t s = stageOfRank[sp.rank];
-    if (s < 0) continue;
-    const Op &op = prog.stages[s].ops[sp.node];
-    std::optional<BlockKey> k = blockOf(op);
-    if (!k || op.micro != 0) continue;
-    auto [it, fresh] = span[s].try_emplace(*k, sp.startPs, sp.endPs);
-    it->second.first = std::min(it->second.first, sp.startPs);
-    it->second.second = std::max(it->second.second, sp.endPs);
-  }
-  for (size_t s = 0; s < span.size(); ++s)
-    for (const auto &[k, se] : span[s]) times[s][k] = double(se.second - se.first) * 1e-12;
+  auto firstOfStage = [&](int64_t r) { return r == layout.firstRankOfStage(layout.coord(r, ir::Group::PP)); };
+  for (const auto &[rk, se] : blockSpans(prog, res, layout, firstOfStage))
+    times[layout.coord(rk.first, ir::Group::PP)][rk.second] = seconds(se);
   return times;
 }
 
 RankBlockTimes rankBlockTimes(const ir::Program &probe, const engine::SimResult &res, const RankLayout &layout,
                               const BlockTimes &times) {
-  std::map<std::pair<int64_t, BlockKey>, std::pair<int64_t, int64_t>> span; // (rank, block) -> start, end
-  for (const engine::Span &sp : res.spans) {
-    const Op &op = probe.stages[layout.coord(sp.rank, ir::Group::PP)].ops[sp.node];
-    std::optional<BlockKey> k = blockOf(op);
-    if (!k || op.micro != 0) continue;
-    auto [it, fresh] = span.try_emplace({int64_t(sp.rank), *k}, sp.startPs, sp.endPs);
-    it->second.first = std::min(it->second.first, sp.startPs);
-    it->second.second = std::max(it->second.second, sp.endPs);
-  }
   RankBlockTimes out;
-  for (const auto &[rk, se] : span) {
-    double t = double(se.second - se.first) * 1e-12;
+  for (const auto &[rk, se] : blockSpans(probe, res, layout, [](int64_t) { return true; })) {
     const std::map<BlockKey, double> &stage = times[layout.coord(rk.first, ir::Group::PP)];
     auto it = stage.find(rk.second);
-    if (it == stage.end() || it->second != t) out[rk.first][rk.second] = t;
+    if (it == stage.end() || it->second != seconds(se)) out[rk.first][rk.second] = seconds(se);
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <compare>
 #include <map>
 #include <optional>
+#include <string>
 
 namespace rapid::run {
 
@@ -27,6 +28,11 @@ ir::Program emptyStages(const ir::Program &prog);
 /// The block an op belongs to; none for what the pipeline level keeps:
 /// send/recv, DP collectives, the optimizer.
 std::optional<BlockKey> blockOf(const ir::Op &op);
+
+/// Appends what the simulation of `op` depends on (kind, phase, group,
+/// time, bytes, shape), dependencies aside: ops with equal signatures in
+/// equal places simulate alike.
+void appendSignature(std::string &to, const ir::Op &op);
 
 /// Per stage, the layer each layer copies its probed blocks from (itself
 /// when it is probed): the first earlier layer whose microbatch-0 ops are

@@ -94,12 +94,7 @@ namespace {
 /// block counts as the ops of microbatch 0 it stands for).
 double flattenedNodes(const ir::Program &prog) {
   double ops = 0;
-  for (const ir::Graph &g : prog.stages) {
-    std::map<std::pair<int32_t, bool>, double> block;
-    for (const ir::Op &op : g.ops)
-      if (op.micro == 0 && op.layer >= 0) block[{op.layer, op.phase != ir::Phase::Forward}] += 1;
-    for (const ir::Op &op : g.ops) ops += op.kind == ir::OpKind::Block ? block[{op.layer, op.phase != ir::Phase::Forward}] : 1;
-  }
+  for (const ir::Graph &g : prog.stages) ops = ir::sumExpanded(g, [](const ir::Op &) { return 1.0; }, ops);
   const ir::Layout &l = prog.layout;
   return ops * double(l.ranksPerStage());
 }
@@ -150,8 +145,7 @@ llvm::Error timeCollectives(ir::Program &pipeline, const ExperimentPoint &point,
   std::map<run::CollectiveKey, Seconds> known;
   for (ir::Graph &g : pipeline.stages)
     for (ir::Op &op : g.ops) {
-      bool collective = op.isComm() && op.kind != ir::OpKind::Send && op.kind != ir::OpKind::Recv;
-      if (!collective || !(all || run::isDataParallel(op))) continue;
+      if (!run::isCollective(op) || !(all || run::isDataParallel(op))) continue;
       auto [it, fresh] = known.try_emplace(run::CollectiveKey{op.kind, op.group, op.commBytes});
       if (fresh) {
         std::vector<int64_t> members = layout.members(layout.firstRankOfStage(g.stage), op.group);
@@ -177,7 +171,8 @@ struct PointSim {
 
 /// One simulation of the point, in the chosen mode, under `extra` faults.
 /// Hierarchical runs simulate the ranks that stand for all the others
-/// (`reduce`) where that is exact (Symmetry.h), fewer with faults.
+/// (`reduce`) where that is exact (Symmetry.h); with faults every rank, with
+/// its own block times.
 llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const ExperimentPoint &point,
                                                 bool hierarchical, bool reduce, const std::string &timeline,
                                                 const std::vector<net::Fault> &extra, PointSim &out) {

@@ -13,11 +13,13 @@
 //  - what S simulates as collectives stays inside S, and what it replays is
 //    timed exactly by one group alone: that group lies on one line whose
 //    ports are private or that holds no other group.
-// The probe's S is the first replica (data-parallel collectives are not in
-// blocks); the pipeline's is one rank per stage, replaying every collective,
-// or else the first replica, replaying the data-parallel ones.
-// What a reduction leaves out: a replayed collective and the rank's sends
-// sharing the rank's port (docs/runtime.md, "Hierarchical mode").
+// The probe's S is the first replica's stages that probe differently from
+// every earlier one, or else the whole first replica (data-parallel
+// collectives are not in blocks); the pipeline's is one rank per stage,
+// replaying every collective, or else the first replica, replaying the
+// data-parallel ones. What a reduction leaves out: a replayed collective and
+// the rank's sends sharing the rank's port (docs/simulation.md, "Ranks that
+// stand for the others").
 //===----------------------------------------------------------------------===//
 #include "Symmetry.h"
 
@@ -147,8 +149,8 @@ std::string probeSignature(const ir::Graph &g) {
     std::optional<BlockKey> k = blockOf(op);
     if (op.micro != 0 || !k) continue;
     if (firstLayer < 0 && op.layer >= 0) firstLayer = op.layer;
-    put(op.kind), put(op.phase), put(op.group), put(op.time.value()), put(op.commBytes), put(op.shape), put(k->part);
-    put(op.layer < 0 ? -1 : op.layer - firstLayer);
+    appendSignature(sig, op);
+    put(k->part), put(op.layer < 0 ? -1 : op.layer - firstLayer);
     for (uint32_t d : op.deps) put(uint32_t(i - d));
     put(uint32_t(~0u));
   }
@@ -176,9 +178,12 @@ void copyRepresented(BlockTimes &times, const ir::Program &prog, const std::vect
   }
 }
 
+bool isCollective(const ir::Op &op) {
+  return op.isComm() && op.kind != ir::OpKind::Send && op.kind != ir::OpKind::Recv;
+}
+
 bool isDataParallel(const ir::Op &op) {
-  return op.isComm() && op.kind != ir::OpKind::Send && op.kind != ir::OpKind::Recv &&
-         (op.group == ir::Group::DP || op.group == ir::Group::DPCP);
+  return isCollective(op) && (op.group == ir::Group::DP || op.group == ir::Group::DPCP);
 }
 
 Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net, bool faulted) {

@@ -41,6 +41,9 @@ std::vector<int32_t> probeStages(const ir::Program &prog);
 /// they copy (`stageOf`), block for block in key order.
 void copyRepresented(BlockTimes &times, const ir::Program &prog, const std::vector<int32_t> &stageOf);
 
+/// Whether `op` is a collective (not a send or receive).
+bool isCollective(const ir::Op &op);
+
 /// Whether `op` is a collective between replicas (DP or DP x CP).
 bool isDataParallel(const ir::Op &op);
 

@@ -6,7 +6,6 @@
 #include "rapid/Network/Faults.h"
 #include "rapid/IR/RankLayout.h"
 
-
 #include <cmath>
 #include <fmt/format.h>
 
@@ -29,9 +28,10 @@ llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const Experi
     for (size_t i = 0; runs[r] && i < g.ops.size(); ++i) {
       trace::TraceNode n = emit::traceNode(g.ops[i], i, r, layout, groups);
       if (blockTimes && own != blockTimes->end() && g.ops[i].kind == ir::OpKind::Block)
-        if (auto t = own->second.find(*blockOf(g.ops[i])); t != own->second.end())
-          n.rapidTimeNs = std::max<int64_t>(1, std::llround(t->second * 1e9)),
+        if (auto t = own->second.find(*blockOf(g.ops[i])); t != own->second.end()) {
+          n.rapidTimeNs = std::max<int64_t>(1, std::llround(t->second * 1e9));
           n.durationMicros = uint64_t(std::llround(t->second * 1e6));
+        }
       builder.add(n, g.ops[i].name, g.ops[i].deps);
     }
     llvm::Expected<trace::RankGraph> rg = builder.finish();

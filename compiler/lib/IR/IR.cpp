@@ -1,6 +1,8 @@
 //===- IR.cpp - Names of IR enums -----------------------------------------===//
 #include "rapid/IR/IR.h"
 
+#include <map>
+
 namespace rapid::ir {
 
 int64_t Layout::degree(Group g) const {
@@ -14,6 +16,14 @@ int64_t Layout::degree(Group g) const {
   case Group::None: break;
   }
   return 1;
+}
+
+double sumExpanded(const Graph &g, llvm::function_ref<double(const Op &)> f, double total) {
+  std::map<std::pair<int32_t, bool>, double> block; // (layer, backward) -> f over microbatch 0's ops
+  for (const Op &op : g.ops)
+    if (op.micro == 0 && op.layer >= 0) block[{op.layer, op.phase != Phase::Forward}] += f(op);
+  for (const Op &op : g.ops) total += op.kind == OpKind::Block ? block[{op.layer, op.phase != Phase::Forward}] : f(op);
+  return total;
 }
 
 int64_t Layout::stageLayers(int64_t stage) const {

@@ -2,7 +2,6 @@
 #include "rapid/IR/Printer.h"
 
 #include <fmt/format.h>
-#include <map>
 
 namespace rapid::ir {
 namespace {
@@ -88,14 +87,7 @@ double totalFlops(const Program &p, bool withRecompute, bool fullCausal) {
     return fullCausal && op.kind == OpKind::FlashAttention && op.causal ? 2 * op.flops : op.flops;
   };
   double total = 0;
-  for (const Graph &g : p.stages) {
-    // A Block stands for its layer's ops of microbatch 0 in its direction.
-    std::map<std::pair<int32_t, bool>, double> block;
-    for (const Op &op : g.ops)
-      if (op.micro == 0 && op.layer >= 0) block[{op.layer, op.phase != Phase::Forward}] += flopsOf(op);
-    for (const Op &op : g.ops)
-      total += op.kind == OpKind::Block ? block[{op.layer, op.phase != Phase::Forward}] : flopsOf(op);
-  }
+  for (const Graph &g : p.stages) total = sumExpanded(g, flopsOf, total);
   return total * double(p.layout.ranksPerStage());
 }
 

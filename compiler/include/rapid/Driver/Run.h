@@ -64,8 +64,8 @@ struct RunResult {
 /// layer's forward and backward simulated once (microbatch 0, all ranks, so
 /// TP/SP/CP collectives see the real network), then the pipeline and DP
 /// level with each layer one node of that measured time; on a fault-free
-/// network where it is exact, one data-parallel replica stands for all
-/// (Symmetry.h). HierarchicalAll: the same on every replica. Auto picks
+/// network, where it is exact, only the ranks that stand for the others
+/// (Symmetry.h). HierarchicalAll: the same on every rank. Auto picks
 /// hierarchical for large runs. Inference is always flattened.
 enum class SimMode { Auto, Flattened, Hierarchical, HierarchicalAll };
 

@@ -15,6 +15,8 @@
 #include "rapid/Support/DType.h"
 #include "rapid/Support/Units.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -183,6 +185,11 @@ struct Program {
   std::vector<DecodeSample> decode;
   std::optional<MemoryReport> memoryReport;
 };
+
+/// `total` plus `f` of each of `g`'s ops in order, a Block counting as the
+/// ops it stands for: its layer's microbatch-0 ops in its direction
+/// (recompute with the backward), which every microbatch repeats.
+double sumExpanded(const Graph &g, llvm::function_ref<double(const Op &)> f, double total = 0);
 
 const char *kindName(OpKind k);
 const char *phaseName(Phase p);
