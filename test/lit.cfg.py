@@ -17,6 +17,10 @@ config.substitutions.append(("%stdlib", config.rapid_stdlib_dir))
 config.substitutions.append(("%examples", os.path.join(config.rapid_src_root, "examples")))
 config.substitutions.append(("%testdata", os.path.join(config.rapid_src_root, "test", "data")))
 
+# rapidc built with MPI (Open MPI's mpirun runs the sweeps test).
+if getattr(config, "rapid_mpi", False):
+    config.available_features.add("mpi")
+
 # The sanitized tree (build/sanitize): every report is fatal and named.
 if getattr(config, "rapid_sanitized", False):
     import sys

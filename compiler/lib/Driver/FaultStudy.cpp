@@ -10,11 +10,13 @@
 //===----------------------------------------------------------------------===//
 #include "rapid/Driver/Run.h"
 
-#include "rapid/Driver/Parallel.h"
+#include "rapid/Driver/Distributed.h"
 #include "rapid/Emit/RuntimeInputs.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <fmt/format.h>
 #include <map>
 #include <numeric>
 #include <tuple>
@@ -130,16 +132,17 @@ faultStudies(const ExperimentPoint &point, unsigned jobs,
       firstOf[i] = it->second;
       if (fresh) distinct.push_back(i);
     }
-    auto sample = [&](size_t k) -> llvm::Error {
+    auto sample = [&](size_t k) -> llvm::Expected<std::string> {
       size_t i = distinct[k];
       llvm::Expected<double> t = timeOf(draws[i]);
       if (!t)
         return llvm::createStringError(llvm::inconvertibleErrorCode(), "random fault '%s', sample %zu: %s",
                                        rf.name.c_str(), i, llvm::toString(t.takeError()).c_str());
       study.times[i] = *t;
-      return llvm::Error::success();
+      return fmt::format("{:a}", *t); // hexadecimal: the same double on every rank
     };
-    if (llvm::Error e = parallelFor(distinct.size(), jobs, sample)) return e;
+    auto adopt = [&](size_t k, std::string time) { study.times[distinct[k]] = std::strtod(time.c_str(), nullptr); };
+    if (llvm::Error e = mpi::distributedFor(distinct.size(), jobs, sample, adopt)) return e;
     for (size_t i = 0; i < samples; ++i) study.times[i] = study.times[firstOf[i]];
     out.push_back(std::move(study));
   }

@@ -1,7 +1,7 @@
 //===- Sweep.cpp - Many points: in parallel, resumable, sorted ------------===//
 #include "rapid/Driver/Sweep.h"
 
-#include "rapid/Driver/Parallel.h"
+#include "rapid/Driver/Distributed.h"
 #include "rapid/Sema/PointPrinter.h"
 #include "rapid/Support/Files.h"
 
@@ -92,6 +92,12 @@ private:
   std::unique_ptr<llvm::raw_fd_ostream> out;
 };
 
+/// A result read back from its JSON line, with the point it belongs to.
+PointResult resumed(PointResult r, decltype(PointResult::point) point) {
+  r.point = std::move(point);
+  return r;
+}
+
 } // namespace
 
 std::string pointFingerprint(const ExperimentPoint &point, SimMode mode) {
@@ -105,16 +111,19 @@ std::string pointFingerprint(const ExperimentPoint &point, SimMode mode) {
 llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPoint> &points,
                                                   const SweepOptions &opts) {
   DiagnosticEngine &diags = *opts.diags;
-  std::string journalPath = opts.output.empty() ? "" : opts.output + ".jsonl.partial";
+  bool root = mpi::isRoot(); // under mpirun, rank 0 alone reads and writes files
+  std::string journalPath = opts.output.empty() || !root ? "" : opts.output + ".jsonl.partial";
   std::map<std::string, Finished> done;
   if (opts.resume && !journalPath.empty()) done = readJournal(journalPath);
   std::vector<PointResult> results(points.size());
   std::vector<std::string> fingerprints(points.size());
   std::vector<size_t> todo;
   size_t stale = 0;
+  uint64_t everyPoint = 0;
   for (size_t i = 0; i < points.size(); ++i) {
     results[i] = makeResult(points[i], nullptr);
     fingerprints[i] = pointFingerprint(points[i], opts.mode);
+    everyPoint = llvm::xxh3_64bits(fingerprints[i] + llvm::utohexstr(everyPoint));
     auto it = done.find(results[i].key());
     bool same = it != done.end() && it->second.fingerprint == fingerprints[i];
     stale += it != done.end() && !same;
@@ -124,35 +133,52 @@ llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPo
     }
     // The same key means the same swept values; the point has them in the
     // sweep's order, which a JSON object does not keep.
-    PointResult resumed = it->second.result;
-    resumed.point = std::move(results[i].point);
-    results[i] = std::move(resumed);
+    results[i] = resumed(it->second.result, std::move(results[i].point));
   }
+  if (llvm::Error e = mpi::agree(everyPoint, "points of the sweep")) {
+    mpi::settle(); // every rank knows
+    return e;
+  }
+  mpi::broadcast(todo); // rank 0 read the journal
   if (stale) diags.report(DiagID::StaleJournal, {}, stale, stale + points.size() - todo.size(), journalPath);
   std::optional<Journal> journal;
   if (!journalPath.empty())
     if (llvm::Error e = journal.emplace(journalPath, diags).open(opts.resume)) return e;
   std::mutex mu; // the journal and the progress line
   size_t finished = 0;
-  llvm::Error failure = parallelFor(todo.size(), opts.jobs, [&](size_t t) -> llvm::Error {
+  auto record = [&](size_t i) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (journal) journal->add(resultJson(results[i], fingerprints[i]));
+    if (opts.progress) llvm::errs() << fmt::format("\r[{}/{}] points", ++finished, todo.size());
+  };
+  auto run = [&](size_t t) -> llvm::Expected<std::string> {
     size_t i = todo[t];
     const ExperimentPoint &p = points[i];
     if (p.feasible) {
       RunOptions ro;
       ro.mode = opts.mode;
       ro.jobs = todo.size() == 1 ? opts.jobs : 1; // one point: its fault samples in parallel
-      if (i == opts.timelinePoint) ro.timeline = opts.timeline;
+      if (i == opts.timelinePoint && (todo.size() > 1 || root)) ro.timeline = opts.timeline;
       llvm::Expected<RunResult> res = runPoint(p, ro);
       results[i] = res ? makeResult(p, &*res) : failedResult(p, llvm::toString(res.takeError()));
     }
-    std::lock_guard<std::mutex> lock(mu);
-    if (journal) journal->add(resultJson(results[i], fingerprints[i]));
-    if (opts.progress) llvm::errs() << fmt::format("\r[{}/{}] points", ++finished, todo.size());
-    return llvm::Error::success();
-  });
+    record(i);
+    return resultJson(results[i], fingerprints[i]);
+  };
+  // A point computed on another MPI rank arrives as its journal line.
+  auto adopt = [&](size_t t, std::string line) {
+    size_t i = todo[t];
+    llvm::Expected<PointResult> r = readResult(line);
+    results[i] = r ? resumed(std::move(*r), std::move(results[i].point))
+                   : failedResult(points[i], llvm::toString(r.takeError()));
+    record(i);
+  };
+  // One point runs on every rank, its fault samples spread over them.
+  llvm::Error failure = todo.size() == 1 ? run(0).takeError() : mpi::distributedFor(todo.size(), opts.jobs, run, adopt);
+  mpi::settle();
   if (opts.progress && !todo.empty()) llvm::errs() << "\n";
   if (failure) return failure;
-  if (!opts.output.empty()) writeResults(opts.output, results, diags);
+  if (!opts.output.empty() && root) writeResults(opts.output, results, diags);
   return results;
 }
 

@@ -11,6 +11,7 @@
 #include "rapid/Parse/Parser.h"
 #include "rapid/Passes/Memory.h"
 #include "rapid/Passes/Pipeline.h"
+#include "rapid/Driver/Distributed.h"
 #include "rapid/Driver/Sweep.h"
 #include "rapid/Sema/PointPrinter.h"
 #include "rapid/Sema/Sema.h"
@@ -179,9 +180,10 @@ int runAll(const Program &prog, DiagnosticEngine &diags) {
   }
   llvm::Expected<std::vector<PointResult>> results = runSweep(prog.points, so);
   if (!results) {
-    diags.report(DiagID::BadOption, {}, llvm::toString(results.takeError()));
+    if (mpi::isRoot()) diags.report(DiagID::BadOption, {}, llvm::toString(results.takeError()));
     return 1;
   }
+  if (!mpi::isRoot()) return 0; // rank 0 prints and writes what every rank found
   if (format == Format::Text) printResultHeader(llvm::outs());
   for (const PointResult &r : *results)
     format == Format::Json ? void(llvm::outs() << resultJson(r) << "\n") : printResultRow(r, llvm::outs());
@@ -248,6 +250,11 @@ int rapidc(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  mpi::Session session(argc, argv);
+  if (!session.error().empty()) {
+    llvm::errs() << "rapidc: error: " << session.error() << "\n";
+    return 1;
+  }
   int status = rapidc(argc, argv);
   // A full disk or a closed pipe under stdout is an error the user must see,
   // not LLVM's "IO failure on output stream" abort at exit.
@@ -255,7 +262,10 @@ int main(int argc, char **argv) {
   if (llvm::outs().has_error()) {
     llvm::errs() << "rapidc: error: cannot write the standard output: " << llvm::outs().error().message() << "\n";
     llvm::outs().clear_error();
-    return 1;
+    status = 1;
   }
+  // An error that other ranks cannot know of (a file one node cannot read)
+  // would leave them waiting for this one: end the job.
+  if (status != 0 && !mpi::inLockstep()) session.abort(status);
   return status;
 }
