@@ -108,23 +108,30 @@ constexpr double kFlattenedLimit = 2e6;
 /// or every rank's (inference figures, the hierarchical probe).
 enum class Spans { None, Rank0, All };
 
-/// Simulates `prog` on the point's network with its faults and `extra` ones,
-/// the `active` ranks only when given, layer blocks at their ranks' own
-/// `blockTimes` where listed. `kinds` receives what rank 0's communicator
-/// groups are.
-llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const ExperimentPoint &point, Spans spans,
-                                           const std::string &timeline, const std::vector<net::Fault> &extra,
-                                           std::map<int, ir::Group> &kinds,
-                                           const std::vector<int64_t> *active = nullptr,
-                                           const run::RankBlockTimes *blockTimes = nullptr) {
+/// The point's network with its faults and `extra` ones.
+llvm::Expected<net::Topology> faultedTopology(const ExperimentPoint &point, const std::vector<net::Fault> &extra) {
   net::Topology topo(networkSpec(point));
   if (llvm::Error e = run::applyPointFaults(point, topo)) return e;
   if (!extra.empty())
     if (llvm::Error e = net::applyFaults("random faults", extra, topo)) return e;
+  return topo;
+}
+
+/// Simulates `prog` on the point's network with its faults and `extra` ones
+/// (with none at all when `extra` is null), the `active` ranks only when
+/// given, layer blocks at their ranks' own `blockTimes` where listed. `kinds`
+/// receives what rank 0's communicator groups are.
+llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const ExperimentPoint &point, Spans spans,
+                                           const std::string &timeline, const std::vector<net::Fault> *extra,
+                                           std::map<int, ir::Group> &kinds,
+                                           const std::vector<int64_t> *active = nullptr,
+                                           const run::RankBlockTimes *blockTimes = nullptr) {
+  llvm::Expected<net::Topology> topo = extra ? faultedTopology(point, *extra) : net::Topology(networkSpec(point));
+  if (!topo) return topo.takeError();
   llvm::Expected<run::Simulation> sim = run::buildSimulation(prog, point, active, blockTimes);
   if (!sim) return sim.takeError();
   kinds = sim->rank0Kinds;
-  net::Network network(topo, net::NetMode::Congestion);
+  net::Network network(*topo, net::NetMode::Congestion);
   engine::SimOptions so;
   so.recordTimeline = spans == Spans::All || !timeline.empty();
   so.recordRank = spans == Spans::Rank0 ? 0 : -1;
@@ -151,7 +158,7 @@ llvm::Error timeCollectives(ir::Program &pipeline, const ExperimentPoint &point,
         std::vector<int64_t> members = layout.members(layout.firstRankOfStage(g.stage), op.group);
         std::map<int, ir::Group> kinds;
         llvm::Expected<engine::SimResult> res =
-            simulate(run::collectiveProgram(pipeline, op, g.stage), point, Spans::None, "", {}, kinds, &members);
+            simulate(run::collectiveProgram(pipeline, op, g.stage), point, Spans::None, "", nullptr, kinds, &members);
         if (!res) return res.takeError();
         it->second = Seconds(std::max<double>(1, double(res->totalNs)) * 1e-9);
       }
@@ -164,57 +171,154 @@ llvm::Error timeCollectives(ir::Program &pipeline, const ExperimentPoint &point,
 /// layer (training), what rank 0's communicator groups are, and how many
 /// ranks the main run simulated.
 struct PointSim {
+  /// Asked for: only the step time (a fault sample's); the result then
+  /// holds `totalNs` alone.
+  bool stepOnly = false;
   std::pair<double, double> layer{0, 0};
   std::map<int, ir::Group> kinds;
   int64_t ranks = 0;
 };
 
+/// The ids of the links `extra` and the point's faults change in `clean`;
+/// none when one is removed (traffic then takes other routes).
+llvm::Expected<std::optional<std::vector<uint32_t>>> softFaultedLinks(const net::Topology &clean,
+                                                                      const ExperimentPoint &point,
+                                                                      const std::vector<net::Fault> &extra) {
+  llvm::Expected<net::Topology> faulty = faultedTopology(point, extra);
+  if (!faulty) return faulty.takeError();
+  std::vector<uint32_t> out;
+  for (size_t i = 0; i < clean.links().size(); ++i) {
+    const net::Link &a = clean.links()[i], &b = faulty->links()[i];
+    if (b.failed) return std::nullopt;
+    if (a.bytesPerNs != b.bytesPerNs || a.latencyPs != b.latencyPs) out.push_back(uint32_t(i));
+  }
+  return out;
+}
+
+/// A layer probe and what it simulated.
+struct Probe {
+  ir::Program prog;
+  engine::SimResult res;
+  run::LayerCopies copies;
+};
+
+/// The layer probe on the `active` ranks (every rank when null) under
+/// `faults` (simulate's `extra`). Layers that probe alike are probed once
+/// (with `copy`) when every probed block ends with its ranks in step: the
+/// next then starts as the first did. A fault on a probed link skews ranks,
+/// the skew carries into later layers, and the probe runs again with every
+/// layer.
+llvm::Expected<Probe> runProbe(const ir::Program &prog, const ExperimentPoint &point, bool copy,
+                                  const std::vector<net::Fault> *faults, const std::vector<int64_t> *active,
+                                  std::map<int, ir::Group> &kinds) {
+  Probe p;
+  p.copies = copy ? run::probeLayers(prog) : run::LayerCopies{};
+  p.prog = run::probeProgram(prog, p.copies.empty() ? nullptr : &p.copies);
+  llvm::Expected<engine::SimResult> res = simulate(p.prog, point, Spans::All, "", faults, kinds, active);
+  if (res && !p.copies.empty() && !run::blocksInStep(p.prog, *res, RankLayout(prog.layout))) {
+    p.copies.clear();
+    p.prog = run::probeProgram(prog);
+    res = simulate(p.prog, point, Spans::All, "", faults, kinds, active);
+  }
+  if (!res) return res.takeError();
+  p.res = std::move(*res);
+  return p;
+}
+
+/// Every stage's block times on a fault-free network, from the probe on the
+/// ranks `red` reduces it to.
+llvm::Expected<run::BlockTimes> cleanBlockTimes(const ir::Program &prog, const ExperimentPoint &point, bool reduce,
+                                                const run::Reduction &red, std::map<int, ir::Group> &kinds) {
+  llvm::Expected<Probe> probe =
+      runProbe(prog, point, reduce, nullptr, red.probe.empty() ? nullptr : &red.probe, kinds);
+  if (!probe) return probe.takeError();
+  RankLayout layout(prog.layout);
+  run::BlockTimes times = run::blockTimes(probe->prog, probe->res, layout);
+  run::copyLayers(times, probe->copies, nullptr, layout);
+  if (!red.probeStageOf.empty()) run::copyRepresented(times, prog, red.probeStageOf);
+  return times;
+}
+
 /// One simulation of the point, in the chosen mode, under `extra` faults.
 /// Hierarchical runs simulate the ranks that stand for all the others
-/// (`reduce`) where that is exact (Symmetry.h); with faults every rank, with
-/// its own block times.
+/// (`reduce`) where that is exact (Symmetry.h). Under faults the pipeline
+/// runs on every rank, each with its own block times: the blocks of the
+/// ranks a fault can reach are probed again under it (every rank's when
+/// that cannot be told exactly), the others keep their fault-free times
+/// (`clean` when given: they are the same for every sample of a point).
 llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const ExperimentPoint &point,
                                                 bool hierarchical, bool reduce, const std::string &timeline,
-                                                const std::vector<net::Fault> &extra, PointSim &out) {
+                                                const std::vector<net::Fault> &extra, PointSim &out,
+                                                const run::BlockTimes *clean = nullptr) {
   RankLayout layout(prog.layout);
   out.ranks = layout.ranks();
-  if (!point.isTraining()) return simulate(prog, point, Spans::All, timeline, extra, out.kinds);
+  if (!point.isTraining()) return simulate(prog, point, Spans::All, timeline, &extra, out.kinds);
   if (!hierarchical) {
-    llvm::Expected<engine::SimResult> res = simulate(prog, point, Spans::Rank0, timeline, extra, out.kinds);
+    llvm::Expected<engine::SimResult> res = simulate(prog, point, Spans::Rank0, timeline, &extra, out.kinds);
     if (res) out.layer = run::firstLayerTimes(run::blockTimes(prog, *res, layout));
     return res;
   }
   bool faulted = !extra.empty() || (point.faults && !point.faults->links.empty());
-  run::Reduction red = reduce ? run::reduce(prog, networkSpec(point), faulted) : run::Reduction{};
-  auto ranks = [](const std::vector<int64_t> &set) { return set.empty() ? nullptr : &set; };
-  // Layers that probe alike are probed once when every probed block ends
-  // with its ranks in step: the next then starts as the first did. A fault
-  // on a probed link skews ranks, the skew carries into later layers, and
-  // the probe runs again with every layer.
-  run::LayerCopies copies = reduce ? run::probeLayers(prog) : run::LayerCopies{};
-  ir::Program probe = run::probeProgram(prog, copies.empty() ? nullptr : &copies);
-  llvm::Expected<engine::SimResult> layers = simulate(probe, point, Spans::All, "", extra, out.kinds, ranks(red.probe));
-  if (!layers) return layers.takeError();
-  if (!copies.empty() && !run::blocksInStep(probe, *layers, layout)) {
-    copies.clear();
-    probe = run::probeProgram(prog);
-    layers = simulate(probe, point, Spans::All, "", extra, out.kinds, ranks(red.probe));
-    if (!layers) return layers.takeError();
+  std::optional<std::vector<int64_t>> touched; // ranks probed again under the faults
+  std::optional<net::Topology> fresh;       // fault-free
+  std::optional<std::vector<uint32_t>> links; // the soft-faulted ones
+  if (faulted && reduce) {
+    fresh.emplace(networkSpec(point));
+    llvm::Expected<std::optional<std::vector<uint32_t>>> l = softFaultedLinks(*fresh, point, extra);
+    if (!l) return l.takeError();
+    links = std::move(*l);
+    if (links) touched = run::faultedProbe(prog, *fresh, *links);
   }
-  run::BlockTimes times = run::blockTimes(probe, *layers, layout);
+  bool everyRank = faulted && !touched; // the probe itself runs under the faults
+  run::Reduction red = reduce && !everyRank ? run::reduce(prog, networkSpec(point), false) : run::Reduction{};
+  auto ranks = [](const std::vector<int64_t> &set) { return set.empty() ? nullptr : &set; };
   // A fault slows the blocks of the ranks whose groups cross it: those
   // ranks keep their own times (without faults every rank of a stage runs
   // its blocks alike).
-  run::RankBlockTimes own = faulted ? run::rankBlockTimes(probe, *layers, layout, times) : run::RankBlockTimes{};
-  run::copyLayers(times, copies, &own, layout);
-  if (!red.probeStageOf.empty()) run::copyRepresented(times, prog, red.probeStageOf);
-  out.layer = run::firstLayerTimes(times);
+  run::BlockTimes times;
+  run::RankBlockTimes own;
+  if (everyRank) {
+    llvm::Expected<Probe> probe = runProbe(prog, point, reduce, &extra, nullptr, out.kinds);
+    if (!probe) return probe.takeError();
+    times = run::blockTimes(probe->prog, probe->res, layout);
+    own = run::rankBlockTimes(probe->prog, probe->res, layout, times);
+    run::copyLayers(times, probe->copies, &own, layout);
+  } else if (clean) {
+    times = *clean;
+  } else {
+    llvm::Expected<run::BlockTimes> t = cleanBlockTimes(prog, point, reduce, red, out.kinds);
+    if (!t) return t.takeError();
+    times = std::move(*t);
+  }
+  if (touched && !touched->empty()) {
+    llvm::Expected<Probe> hit = runProbe(prog, point, true, &extra, &*touched, out.kinds);
+    if (!hit) return hit.takeError();
+    own = run::rankBlockTimes(hit->prog, hit->res, layout, times);
+    run::BlockTimes scratch = times;
+    run::copyLayers(scratch, hit->copies, &own, layout);
+  }
+  run::BlockTimes shown = times; // rank 0's, as its probe timed them
+  if (auto it = own.find(0); it != own.end())
+    for (const auto &[k, t] : it->second) shown[0][k] = t;
+  out.layer = run::firstLayerTimes(shown);
   ir::Program pipeline = run::pipelineProgram(prog, times);
-  if (!red.pipeline.empty()) {
+  if (!faulted && !red.pipeline.empty()) {
     if (llvm::Error e = timeCollectives(pipeline, point, red.timeAll)) return e;
     out.ranks = int64_t(red.pipeline.size());
   }
-  return simulate(pipeline, point, Spans::None, timeline, extra, out.kinds, ranks(red.pipeline), faulted ? &own : nullptr);
+  if (links && out.stepOnly && timeline.empty())
+    if (std::optional<run::PipelineClasses> classes = run::pipelineClasses(pipeline, *fresh, *links, own)) {
+      engine::SimResult slowest; // the step ends with the slowest unit
+      for (const std::vector<int64_t> &unit : classes->units) {
+        llvm::Expected<engine::SimResult> res =
+            simulate(pipeline, point, Spans::None, "", &extra, out.kinds, &unit, &own);
+        if (!res) return res.takeError();
+        slowest.totalNs = std::max(slowest.totalNs, res->totalNs);
+      }
+      return slowest;
+    }
+  return simulate(pipeline, point, Spans::None, timeline, &extra, out.kinds, faulted ? nullptr : ranks(red.pipeline),
+                  faulted ? &own : nullptr);
 }
 
 /// The time a run reports: step time for training, total latency for inference.
@@ -236,10 +340,12 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
   r.hierarchical = training && (opts.mode == SimMode::Hierarchical || opts.mode == SimMode::HierarchicalAll ||
                                 (opts.mode == SimMode::Auto && flattenedNodes(prog) * runs > kFlattenedLimit));
   if (prog.layerBlocks && !r.hierarchical) prog = compilePoint(point, {});
+  bool reduce = opts.mode != SimMode::HierarchicalAll;
+  std::optional<run::BlockTimes> clean; // what fault samples do not reach
   auto figures = [&](std::vector<net::Fault> extra, const std::string &timeline) -> llvm::Expected<RunResult> {
     PointSim sim;
-    llvm::Expected<engine::SimResult> res =
-        simulatePoint(prog, point, r.hierarchical, opts.mode != SimMode::HierarchicalAll, timeline, extra, sim);
+    llvm::Expected<engine::SimResult> res = simulatePoint(prog, point, r.hierarchical, reduce, timeline, extra, sim,
+                                                          clean ? &*clean : nullptr);
     if (!res) return res.takeError();
     RunResult out = r;
     out.simulated = true;
@@ -252,8 +358,22 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
   llvm::Expected<RunResult> base = figures({}, opts.timeline);
   if (!base) return base.takeError();
   r = std::move(*base);
+  if (r.hierarchical && point.faults && !point.faults->random.empty()) {
+    std::map<int, ir::Group> kinds;
+    run::Reduction red = reduce ? run::reduce(prog, networkSpec(point), false) : run::Reduction{};
+    llvm::Expected<run::BlockTimes> t = cleanBlockTimes(prog, point, reduce, red, kinds);
+    if (!t) return t.takeError();
+    clean = std::move(*t);
+  }
   // Monte Carlo over each random fault distribution, against this baseline.
   llvm::Expected<std::vector<FaultStudy>> studies = faultStudies(point, opts.jobs, [&](std::vector<net::Fault> f) {
+    if (r.hierarchical) { // the step time alone: the pipeline may split into units (Symmetry.h)
+      PointSim sim;
+      sim.stepOnly = true;
+      llvm::Expected<engine::SimResult> res = simulatePoint(prog, point, true, reduce, "", f, sim, &*clean);
+      if (!res) return llvm::Expected<double>(res.takeError());
+      return llvm::Expected<double>(double(res->totalNs) * 1e-9);
+    }
     llvm::Expected<RunResult> s = figures(std::move(f), "");
     if (!s) return llvm::Expected<double>(s.takeError());
     return llvm::Expected<double>(headline(*s, training));

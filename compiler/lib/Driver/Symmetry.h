@@ -33,6 +33,30 @@ struct Reduction {
 /// The largest exact reduction of a point; none for a `faulted` one.
 Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net, bool faulted);
 
+/// What a soft-fault sample can reach. Ranks joined by traffic form units;
+/// units whose traffic shares no link (every route, both ways, between two
+/// ranks that talk: the fault-free router's paths) run as if alone, and a
+/// unit none of whose links is faulted runs as on a fault-free network.
+/// Hard faults reroute traffic: callers do not ask then.
+///
+/// faultedProbe: the ranks of the units of the layer probe (ranks its
+/// blocks' groups join) with a link in `faulted` (link ids of `topo`);
+/// every other rank's blocks take their fault-free times. None when units
+/// share links: every rank is probed under the faults.
+std::optional<std::vector<int64_t>> faultedProbe(const ir::Program &prog, const net::Topology &topo,
+                                                 const std::vector<uint32_t> &faulted);
+
+/// pipelineClasses: the pipeline units (ranks joined by sends and
+/// data-parallel collectives) whose simulation gives the step time, the
+/// slowest unit's: every unit with a faulted link, and one of each kind of
+/// the others (the same programs, block times `own` and links, shared
+/// alike). None when units share links or there is one unit.
+struct PipelineClasses {
+  std::vector<std::vector<int64_t>> units; ///< each a set of ranks, ascending
+};
+std::optional<PipelineClasses> pipelineClasses(const ir::Program &pipeline, const net::Topology &topo,
+                                               const std::vector<uint32_t> &faulted, const RankBlockTimes &own);
+
 /// Per stage, the first stage whose probe simulates exactly what its own
 /// would (the same ops, shapes and times, layers numbered alike).
 std::vector<int32_t> probeStages(const ir::Program &prog);

@@ -1,0 +1,133 @@
+//===- SymmetryTest.cpp - Which pipeline units a fault sample simulates ---===//
+#include "Symmetry.h"
+
+#include <gtest/gtest.h>
+
+using namespace rapid;
+using namespace rapid::run;
+
+namespace {
+
+/// TP 2 x PP 2 x DP 2 in that rank order over a switch of 4 (TP, PP) and a
+/// ring of 2 (DP): each stage sends to the next and reduces its gradients
+/// over DP, outside any block, so the pipeline level splits into one unit
+/// per TP position: {0, 2, 4, 6} and {1, 3, 5, 7}.
+ir::Program pipeline(int64_t tp = 2, int64_t dp = 2) {
+  ir::Program p;
+  p.layout.tp = tp, p.layout.pp = 2, p.layout.dp = dp;
+  p.layout.rankOrder = {ir::Group::TP, ir::Group::PP, ir::Group::DP};
+  p.layout.chunkStart = {0, 1, 2};
+  for (int32_t s = 0; s < 2; ++s) {
+    ir::Graph g;
+    g.stage = s;
+    ir::Op block;
+    block.kind = ir::OpKind::Block;
+    block.layer = s, block.micro = 1;
+    g.add(block);
+    ir::Op p2p;
+    p2p.kind = s == 0 ? ir::OpKind::Send : ir::OpKind::Recv;
+    p2p.peer = 1 - s;
+    p2p.micro = 1;
+    g.add(p2p);
+    ir::Op grads;
+    grads.kind = ir::OpKind::AllReduce;
+    grads.group = ir::Group::DP;
+    g.add(grads);
+    p.stages.push_back(g);
+  }
+  return p;
+}
+
+/// A switch of `a` ranks (or a ring, with `ringFirst`) then a ring of `b`.
+net::Topology network(int a = 4, int b = 2, bool ringFirst = false) {
+  net::NetworkSpec n;
+  net::DimSpec first;
+  first.kind = ringFirst ? net::DimKind::Ring : net::DimKind::Switch, first.shape = {a};
+  net::DimSpec ring;
+  ring.kind = net::DimKind::Ring, ring.shape = {b};
+  first.bandwidth = ring.bandwidth = BytesPerSecond(100e9);
+  n.dims = {first, ring};
+  return net::Topology(n);
+}
+
+/// The id of `rank`'s first link out in dimension `dim`.
+uint32_t linkOut(const net::Topology &topo, uint32_t rank, int dim) {
+  for (const uint32_t *l = topo.outBegin(rank); l != topo.outEnd(rank); ++l)
+    if (topo.links()[*l].dim == dim) return *l;
+  return net::kNoLink;
+}
+
+using Sets = std::vector<std::vector<int64_t>>;
+
+Sets unitsOf(const ir::Program &p, const net::Topology &topo, const std::vector<uint32_t> &faulted,
+             const RankBlockTimes &own) {
+  std::optional<PipelineClasses> c = pipelineClasses(p, topo, faulted, own);
+  return c ? c->units : Sets{{-1}};
+}
+
+TEST(PipelineClasses, UnitsAlikeRunOnce) {
+  EXPECT_EQ(unitsOf(pipeline(), network(), {}, {}), (Sets{{0, 2, 4, 6}}));
+}
+
+TEST(PipelineClasses, OwnBlockTimesMakeAUnitOfItsOwn) {
+  RankBlockTimes own{{3, {{BlockKey{1, false, 0}, 2e-3}}}};
+  EXPECT_EQ(unitsOf(pipeline(), network(), {}, own), (Sets{{0, 2, 4, 6}, {1, 3, 5, 7}}));
+  // The same times in the same places of both units: one kind again.
+  own[2] = own[3];
+  EXPECT_EQ(unitsOf(pipeline(), network(), {}, own), (Sets{{0, 2, 4, 6}}));
+}
+
+TEST(PipelineClasses, AUnitWithAFaultedLinkRuns) {
+  net::Topology topo = network();
+  EXPECT_EQ(unitsOf(pipeline(), topo, {linkOut(topo, 5, 1)}, {}), (Sets{{0, 2, 4, 6}, {1, 3, 5, 7}}));
+  EXPECT_EQ(unitsOf(pipeline(), topo, {linkOut(topo, 0, 1)}, {}), (Sets{{0, 2, 4, 6}, {1, 3, 5, 7}}));
+  // A link only the other unit's traffic takes does not reach this one.
+  EXPECT_EQ(unitsOf(pipeline(), topo, {linkOut(topo, 0, 0)}, {}), (Sets{{0, 2, 4, 6}, {1, 3, 5, 7}}));
+}
+
+TEST(PipelineClasses, GroupsAcrossDimensionsOnPrivatePorts) {
+  // DP 4 after TP 2 and PP 2 over a switch of 8 and a ring of 2: a DP group
+  // takes both dimensions, but each TP position's traffic its own links.
+  EXPECT_EQ(unitsOf(pipeline(2, 4), network(8, 2), {}, {}), (Sets{{0, 2, 4, 6, 8, 10, 12, 14}}));
+}
+
+TEST(PipelineClasses, NoSplitWhereUnitsShareLinks) {
+  // On a ring of 4 the DP pair {0, 2} passes 1's links, which {1, 3} takes.
+  ir::Program p = pipeline();
+  p.layout.rankOrder = {ir::Group::TP, ir::Group::DP, ir::Group::PP};
+  EXPECT_EQ(unitsOf(p, network(4, 2, /*ringFirst=*/true), {}, {}), (Sets{{-1}}));
+  // One unit only (TP 1): nothing to split.
+  EXPECT_EQ(unitsOf(pipeline(1, 2), network(2, 2), {}, {}), (Sets{{-1}}));
+}
+
+/// The layer blocks of pipeline(): one TP all-reduce in each stage's layer.
+ir::Program withBlocks() {
+  ir::Program p = pipeline();
+  for (ir::Graph &g : p.stages) {
+    ir::Op ar;
+    ar.kind = ir::OpKind::AllReduce;
+    ar.group = ir::Group::TP;
+    ar.layer = g.stage, ar.micro = 0;
+    g.add(ar);
+  }
+  return p;
+}
+
+TEST(FaultedProbe, OnlyTheUnitsAFaultReaches) {
+  net::Topology topo = network();
+  // Rank 1's switch port: TP group {0, 1}'s traffic takes it, {2, 3}'s not.
+  EXPECT_EQ(faultedProbe(withBlocks(), topo, {linkOut(topo, 1, 0)}), (std::vector<int64_t>{0, 1}));
+  // No block talks over the ring.
+  EXPECT_EQ(faultedProbe(withBlocks(), topo, {linkOut(topo, 5, 1)}), std::vector<int64_t>{});
+  // TP pairs on a ring of 4 in TP, DP, PP order: {0, 1} and {2, 3} ring apart.
+  ir::Program p = withBlocks();
+  p.layout.rankOrder = {ir::Group::TP, ir::Group::DP, ir::Group::PP};
+  net::Topology ring = network(4, 2, /*ringFirst=*/true);
+  EXPECT_EQ(faultedProbe(p, ring, {linkOut(ring, 0, 0)}), (std::vector<int64_t>{0, 1}));
+  // With TP 4 every block of a stage shares the ring: units of one stage each.
+  p = withBlocks();
+  p.layout.tp = 4, p.layout.dp = 1;
+  EXPECT_EQ(faultedProbe(p, ring, {linkOut(ring, 0, 0)}), (std::vector<int64_t>{0, 1, 2, 3}));
+}
+
+} // namespace
