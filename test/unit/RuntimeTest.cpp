@@ -267,6 +267,34 @@ TEST(Simulator, ThousandsOfChunksWaitingForOneSlotHandOverInTurn) {
   EXPECT_EQ(res->totalNs, 4096 * 2 * 101);
 }
 
+TEST(Simulator, AChunkFarBehindItsNeighbourCountsWhatArrivedEarly) {
+  // Ring(16): rank 5 joins its all-reduce 1 ms late. Until then rank 4
+  // runs ahead to step 14 of 30, sending rank 5 steps it will take long
+  // after: messages beyond the per-chunk window of counters. Counters per
+  // step gave the same: the closed form 2(p-1)/p S/B + 2(p-1) L after 1 ms.
+  int ranks = 16;
+  Topology topo(NetworkSpec{{dim(DimKind::Ring, {ranks})}});
+  Network net(topo, NetMode::Congestion);
+  trace::Workload w = allReduceWorkload(ranks, 16000);
+  trace::GraphBuilder b("late.et", 5);
+  trace::TraceNode late;
+  late.kind = trace::NodeKind::Comp;
+  late.id = 0, late.rapidTimeNs = 1000000;
+  b.add(late, "late", {});
+  trace::TraceNode ar = w.ranks[5].nodes[0];
+  ar.id = 1;
+  b.add(ar, "allreduce", {0});
+  llvm::Expected<trace::RankGraph> g = b.finish();
+  ASSERT_TRUE(bool(g)) << llvm::toString(g.takeError());
+  w.ranks[5] = std::move(*g);
+  coll::CommGroups groups;
+  engine::SimOptions opts;
+  opts.system.splits = 1;
+  auto res = engine::Simulator(w, net, groups, opts).run();
+  ASSERT_TRUE(bool(res)) << llvm::toString(res.takeError());
+  EXPECT_EQ(res->totalNs, 1000000 + 30000 + 3000); // the closed form of an idle ring, 1 ms on
+}
+
 TEST(Simulator, IndependentContextsRunInParallelThreads) {
   // Closed form on an idle ring: 2(p-1)/p * S/B + 2(p-1) L.
   int64_t expected4 = 6000 + 600, expected8 = 7000 + 1400;

@@ -45,7 +45,7 @@ void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
   inst.node.assign(members, kNone);
   inst.curStep.assign(members * inst.chunks, 0);
   inst.stage.assign(members * inst.chunks, kEnter);
-  inst.received.assign(members * inst.chunks * inst.numSteps, 0);
+  inst.window.assign(members * inst.chunks * kWindow, 0);
   inst.chunksLeft.assign(members, inst.chunks);
   if (opts_.system.activeChunks) {
     size_t queues = members * dims.size();
@@ -199,19 +199,28 @@ void Simulator::runChunk(uint32_t id, uint32_t member, uint32_t chunk) {
       break;
     case kWait: {
       uint32_t expected = expectedAt(inst, member, chunk, step);
-      if (inst.received[at * inst.numSteps + step] < expected)
+      if (inst.window[at * kWindow + step % kWindow] < expected)
         return;
       stage = kTail;
       if (int64_t d = tailDelayPs(inst, step, expected))
         return resumeAt(d, id, member, chunk);
       break;
     }
-    case kTail:
+    case kTail: {
       if (leavesQueue(inst, step))
         release(id, member, step);
+      // The slot goes to step + kWindow, with what arrived for it early.
+      uint16_t &slot = inst.window[at * kWindow + step % kWindow];
+      slot = 0;
+      if (!inst.further.empty())
+        if (auto it = inst.further.find(uint64_t(at) << 32 | (step + kWindow)); it != inst.further.end()) {
+          slot = it->second;
+          inst.further.erase(it);
+        }
       ++step;
       stage = kEnter;
       break;
+    }
     }
   }
 }
@@ -244,9 +253,14 @@ void Simulator::sendStep(uint32_t id, uint32_t member, uint32_t chunk, uint32_t 
 void Simulator::deliverCollective(const Message &m) {
   Instance &inst = instances_[m.inst];
   uint32_t chunk = m.slot / inst.numSteps, step = m.slot % inst.numSteps;
-  size_t slot = size_t(m.member) * inst.chunks * inst.numSteps + m.slot;
-  ++inst.received[slot];
   size_t at = size_t(m.member) * inst.chunks + chunk;
+  uint32_t current = inst.curStep[at];
+  if (step < current) // counted nowhere: that step is done (it had all it waits for)
+    return;
+  if (step < current + kWindow)
+    ++inst.window[at * kWindow + step % kWindow];
+  else
+    ++inst.further[uint64_t(at) << 32 | step];
   if (inst.stage[at] == kWait && inst.curStep[at] == step)
     runChunk(m.inst, m.member, chunk);
 }

@@ -136,13 +136,20 @@ private:
     std::vector<uint32_t> node;                ///< per member; kNone until joined
     std::vector<uint32_t> curStep;             ///< per member and chunk
     std::vector<uint8_t> stage;                ///< ChunkStage per member and chunk
-    std::vector<uint16_t> received;            ///< per member, chunk and step
+    /// Messages received per member and chunk for its next kWindow steps
+    /// (slot step % kWindow), and for steps further on (rare: a chunk far
+    /// behind its ring neighbour), keyed (member * chunks + chunk, step).
+    /// Linear in members, where one counter per step was quadratic in a ring.
+    std::vector<uint16_t> window;
+    std::unordered_map<uint64_t, uint16_t> further;
     std::vector<uint32_t> chunksLeft;          ///< per member
     /// With active-chunks-per-dimension, per member and network dimension:
     /// chunks working there, and the first and last of those waiting (a
     /// FIFO linked through waitNext, per member and chunk).
     std::vector<uint32_t> dimActive, waitHead, waitTail, waitNext;
   };
+
+  static constexpr uint32_t kWindow = 8;
 
   struct Message {
     double bytes = 0;
