@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #include "rapid/Lower/Lower.h"
 
+#include <algorithm>
+
 namespace rapid::lower {
 namespace {
 
@@ -30,6 +32,20 @@ double mlpStored(const Shard &sh, int64_t layer) {
   double routed = T * m.topK * m.capacityFactor;
   double f1 = double(m.expertFfn) * (m.gated() ? 2 : 1) / sh.t(), f2 = double(m.expertFfn) / sh.t();
   return d * T * m.experts + d * routed * (m.hidden + f1 + f2); // router logits, then per routed token
+}
+
+/// What one layer's forward holds at once, nothing kept for a backward:
+/// the residual stream, and the larger of attention's Q, K, V with its
+/// output (and the score path without FlashAttention) and the MLP's
+/// up-projection with its activation's output.
+double forwardPeak(const Shard &sh) {
+  double T = double(sh.tokens), d = sh.d;
+  double q = double(sh.headsLocal) * sh.model.headDim;
+  double attention = d * T * (2 * q + 2 * sh.kvLocal);
+  attention += sh.flash ? 4.0 * sh.b * sh.headsLocal * sh.s : scorePath(sh);
+  double mlp = 0;
+  for (int64_t l = 0; l < sh.model.layers; ++l) mlp = std::max(mlp, mlpStored(sh, l));
+  return d * sh.actElems() + std::max(attention, mlp);
 }
 
 } // namespace
@@ -84,7 +100,10 @@ void memoryFacts(const Shard &sh, ir::Program &prog) {
     // K and V of every prompt and generated token, on this rank's heads and tokens.
     double tokens = double(sh.seq + sh.decodeTokens) / sh.layout.cp;
     double kvPerLayer = 2.0 * sh.b * tokens * sh.kvLocal * sh.kvBytes;
-    mf.transient = storedAll(sh, 0) + mf.storedHead;
+    // Generation samples each sequence's last token: its FP32 logits over
+    // the whole vocabulary (gathered from the TP ranks for sampling).
+    mf.logits = 4.0 * double(sh.b) * double(sh.model.vocab);
+    mf.transient = forwardPeak(sh);
     for (int64_t s = 0; s < sh.layout.pp; ++s) mf.kvCache.push_back(kvPerLayer * sh.stageLayerCount(s));
   }
 }

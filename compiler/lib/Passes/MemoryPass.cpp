@@ -75,7 +75,7 @@ void memoryPass(ir::Program &prog, const ExperimentPoint &point) {
       m.optimizer = p * (mf.masterBytes + mf.optimizerBytes) / (mf.zero >= 1 ? dp : 1);
       m.activations = activationPeak(g, mf);
     } else {
-      m.activations = mf.transient;
+      m.activations = mf.transient + (g.stage == L.pp - 1 ? mf.logits : 0);
       m.kvCache = mf.kvCache[g.stage];
     }
     m.reserve = gpu.memoryReserve.value();

@@ -140,6 +140,7 @@ struct MemoryFacts {
   int64_t zero = 0;
   std::vector<double> kvCache;   ///< per stage: KV-cache bytes per rank (inference)
   double transient = 0;          ///< inference: largest working set of one layer's forward
+  double logits = 0;             ///< inference: the sampled positions' logits, on the last stage
 };
 
 /// Inference: decode steps are lowered at sample points; each stands for
