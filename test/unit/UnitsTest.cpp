@@ -40,6 +40,12 @@ TEST(Units, SuggestsTheRateOrTheAmount) {
   EXPECT_EQ(suggestUnit("ns", Dim::size()), "");
   EXPECT_EQ(closestUnit("Gib"), "GiB");
   EXPECT_EQ(closestUnit("GiBs/s"), "GiB/s");
+  EXPECT_EQ(closestUnits("Gbps"), (std::vector<std::string>{"Gb/s"}));
+  EXPECT_EQ(closestUnits("GBps"), (std::vector<std::string>{"GB/s"}));
+  EXPECT_EQ(closestUnits("gb/s"), (std::vector<std::string>{"GB/s", "Gb/s"}));
+  EXPECT_EQ(closestUnits("MS"), (std::vector<std::string>{"ms"}));
+  EXPECT_EQ(closestUnits("Gib"), (std::vector<std::string>{"GiB"}));
+  EXPECT_EQ(closestUnits("parsecs"), std::vector<std::string>{});
 }
 
 TEST(Units, DescribesDimensions) {

@@ -10,6 +10,7 @@
 #include "llvm/ADT/ScopeExit.h"
 
 #include <cmath>
+#include <fmt/ranges.h>
 
 namespace rapid::sema {
 namespace {
@@ -63,9 +64,9 @@ Value Evaluator::number(const ast::NumberExpr &e) {
     return Value::number(e.value, Dim::number(), e.getRange());
   auto u = lookupUnit(e.unit);
   if (!u) {
-    std::string near = closestUnit(e.unit);
+    std::vector<std::string> near = closestUnits(e.unit);
     diags.report(DiagID::UnknownUnit, e.unitRange, e.unit,
-                 near.empty() ? std::string() : fmt::format("; did you mean '{}'?", near));
+                 near.empty() ? std::string() : fmt::format("; did you mean '{}'?", fmt::join(near, "' or '")));
     return Value::error();
   }
   return finite(Value::number(u->toBase(e.value), u->dim, e.getRange()));

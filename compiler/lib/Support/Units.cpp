@@ -1,6 +1,8 @@
 //===- Units.cpp - Unit spellings and conversions -------------------------===//
 #include "rapid/Support/Units.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <array>
@@ -111,6 +113,30 @@ std::string suggestUnit(std::string_view spelling, Dim expected) {
       return candidate;
   }
   return "";
+}
+
+std::vector<std::string> closestUnits(std::string_view spelling) {
+  std::string s(spelling);
+  // Network speak: Gbps, GBps, Mbps.
+  if (s.size() > 2 && llvm::StringRef(s).ends_with("ps"))
+    if (std::string rate = s.substr(0, s.size() - 2) + "/s"; lookupUnit(rate)) return {rate};
+  // The right letters in the wrong case: every unit they spell (gb/s is
+  // GB/s or Gb/s, a factor of 8 apart, so both are named).
+  llvm::SmallVector<llvm::StringRef, 2> parts;
+  llvm::StringRef(s).split(parts, '/');
+  std::vector<std::string> cased{""};
+  for (size_t i = 0; i < parts.size() && parts.size() <= 2; ++i) {
+    std::vector<std::string> longer;
+    for (const std::string &prefix : cased)
+      for (const NamedUnit &u : kUnits)
+        if (llvm::StringRef(u.name).equals_insensitive(parts[i]))
+          longer.push_back(prefix + (i ? "/" : "") + std::string(u.name));
+    cased = std::move(longer);
+  }
+  llvm::erase_if(cased, [&](const std::string &c) { return c == s || !lookupUnit(c); });
+  if (!cased.empty()) return cased;
+  std::string near = closestUnit(spelling);
+  return near.empty() ? std::vector<std::string>{} : std::vector<std::string>{near};
 }
 
 std::string closestUnit(std::string_view spelling) {

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rapid {
 
@@ -60,6 +61,10 @@ std::optional<UnitInfo> lookupUnit(std::string_view spelling);
 std::string suggestUnit(std::string_view spelling, Dim expected);
 /// The closest known unit spelling to a misspelled one, or "".
 std::string closestUnit(std::string_view spelling);
+/// What a misspelled unit most likely meant, best first: the rate of a
+/// network-style spelling (Gbps: Gb/s), every unit the same letters spell in
+/// another case (gb/s: GB/s and Gb/s), else closestUnit's; empty for none.
+std::vector<std::string> closestUnits(std::string_view spelling);
 
 /// A number with a dimension, in base units.
 struct Quantity {
