@@ -16,20 +16,21 @@ importDecl  : 'import' (dotted=qualifiedName | filePath=STRING) ';' ;
 qualifiedName : ID ('.' ID)* ;
 
 // `gpu a100_big : a100_sxm_80gb { ... }`, `sweep s over exp { ... }`
-decl        : kind=ID name=ID (':' base=ID)? ('over' target=ID)? block ;
+decl        : kind=ID name=(ID | 'x') (':' base=(ID | 'x'))? ('over' target=(ID | 'x'))? block ;
 
 block       : '{' stmt* '}' ;
 
 stmt        : path '=' expr (',' expr)* ';'                       # assignStmt
             | path 'in' expr ';'                                  # axisStmt
             | 'where' expr ';'                                    # whereStmt
-            | 'map' ids+=ID (',' ids+=ID)* '->' dims+=ID (',' dims+=ID)* ';' # mapStmt
-            | 'dim' name=ID ':' call (block | ';')                 # dimStmt
-            | severity=('soft' | 'hard') dim=ID '(' a=expr ',' b=expr ')' (block | ';') # linkFaultStmt
-            | kind=ID name=ID? block                               # sectionStmt
+            | 'map' ids+=(ID | 'x') (',' ids+=(ID | 'x'))* '->' dims+=(ID | 'x') (',' dims+=(ID | 'x'))* ';' # mapStmt
+            | 'dim' name=(ID | 'x') ':' call (block | ';')         # dimStmt
+            | severity=('soft' | 'hard') dim=(ID | 'x') '(' a=expr ',' b=expr ')' (block | ';') # linkFaultStmt
+            | kind=ID name=(ID | 'x')? block                       # sectionStmt
             ;
 
-path        : ID ('.' ID)* ;
+// 'x' joins a shape's extents (`4 x 4`) and is a name everywhere else.
+path        : parts+=(ID | 'x') ('.' parts+=(ID | 'x'))* ;
 
 expr        : op=('-' | '!') expr                                 # unaryExpr
             | lhs=expr op=('*' | '/') rhs=expr               # binaryExpr
@@ -57,7 +58,7 @@ unit        : num=unitAtom ('/' den=unitAtom)? ;
 unitAtom    : ID | '%' ;
 
 call        : callee=ID '(' (arg (',' arg)*)? ')' ;
-arg         : (key=ID '=')? shape ;
+arg         : (key=(ID | 'x') '=')? shape ;
 // `Torus2D(4 x 4)`: a shape is one or more extents joined by 'x'.
 shape       : expr ('x' expr)* ;
 

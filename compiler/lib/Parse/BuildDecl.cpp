@@ -80,7 +80,7 @@ ast::Block Builder::block(P::BlockContext *ctx) {
 
 ast::Path Builder::path(P::PathContext *ctx) {
   ast::Path p;
-  for (antlr4::tree::TerminalNode *id : ctx->ID())
+  for (antlr4::Token *id : ctx->parts)
     p.parts.push_back(id->getText());
   p.range = loc(ctx);
   return p;

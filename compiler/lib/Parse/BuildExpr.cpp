@@ -54,7 +54,7 @@ ast::ExprPtr Builder::primary(P::PrimaryContext *ctx) {
     return call(p->call());
   if (auto *p = dynamic_cast<P::NamePrimaryContext *>(ctx)) {
     std::vector<std::string> parts;
-    for (antlr4::tree::TerminalNode *id : p->path()->ID())
+    for (antlr4::Token *id : p->path()->parts)
       parts.push_back(id->getText());
     return std::make_unique<ast::NameExpr>(r, std::move(parts));
   }

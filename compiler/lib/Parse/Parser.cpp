@@ -15,6 +15,8 @@
 
 #include "llvm/Support/ConvertUTF.h"
 
+#include <cstring>
+
 namespace rapid {
 namespace {
 
@@ -81,6 +83,11 @@ private:
       for (size_t p = msg.find(from); p != std::string::npos; p = msg.find(from, p + to.size()))
         msg.replace(p, from.size(), to);
     }
+    // Where a name may stand, 'x' is one: the grammar lists it beside ID only
+    // because it also joins a shape's extents.
+    if (msg.find(", ID}") != std::string::npos)
+      for (const char *x : {"'x', ", ", 'x'"})
+        if (size_t p = msg.find(x); p != std::string::npos) msg.erase(p, std::strlen(x));
     return msg;
   }
   DiagnosticEngine &diags;
