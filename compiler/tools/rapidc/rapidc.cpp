@@ -124,19 +124,39 @@ int emitIr(const Program &prog) {
   return 0;
 }
 
+/// `experiment 'e'` or `point tp=4 of sweep 's'`, as diagnostics name a point.
+std::string pointName(const ExperimentPoint &p) {
+  if (p.sweep.empty()) return fmt::format("experiment '{}'", p.experiment);
+  return fmt::format("point {} of sweep '{}'", pointLabel(p), p.sweep);
+}
+
 int emitTraces(const Program &prog, DiagnosticEngine &diags) {
   if (outputDir.empty()) {
     diags.report(DiagID::BadOption, {}, "--emit=chakra needs an output folder: -o DIR");
     return 1;
   }
+  size_t written = 0;
   for (const ExperimentPoint &p : prog.points) {
-    if (!p.feasible) continue;
+    if (!p.feasible) {
+      diags.report(DiagID::TracesSkipped, p.where, pointName(p), p.reason);
+      continue;
+    }
+    ir::Program ir = compilePoint(p, {});
+    if (!ir.memoryReport->fits) {
+      diags.report(DiagID::TracesSkipped, p.where, pointName(p), ir.memoryReport->reason);
+      continue;
+    }
     std::string dir = pointDirectory(outputDir, p);
-    if (llvm::Error e = emitChakra(compilePoint(p, {}), p, dir, p.experiment)) {
+    if (llvm::Error e = emitChakra(ir, p, dir, p.experiment)) {
       diags.report(DiagID::BadOption, {}, llvm::toString(std::move(e)));
       return 1;
     }
     llvm::outs() << "wrote " << dir << "\n";
+    ++written;
+  }
+  if (written == 0) {
+    diags.report(DiagID::NoTracesWritten, {});
+    return 1;
   }
   return 0;
 }
@@ -194,10 +214,29 @@ int runAll(const Program &prog, DiagnosticEngine &diags) {
   for (size_t i = 0; i < results->size(); ++i)
     if (!(*results)[i].error.empty()) {
       const ExperimentPoint &p = prog.points[i];
-      std::string what = p.sweep.empty() ? fmt::format("experiment '{}'", p.experiment)
-                                         : fmt::format("point {} of sweep '{}'", (*results)[i].label, p.sweep);
-      diags.report(DiagID::PointFailed, p.where, what, (*results)[i].error);
+      diags.report(DiagID::PointFailed, p.where, pointName(p), (*results)[i].error);
     }
+  // A sweep that prunes some points has answered; an experiment that does
+  // not fit, or a sweep none of whose points does, has not.
+  struct Pruned {
+    size_t points = 0, pruned = 0, first = 0;
+  };
+  std::vector<std::pair<std::string, Pruned>> sweeps; // in the order they run
+  for (size_t i = 0; i < results->size(); ++i) {
+    const ExperimentPoint &p = prog.points[i];
+    const PointResult &r = (*results)[i];
+    if (p.sweep.empty()) {
+      if (!r.feasible) diags.report(DiagID::PointDoesNotFit, p.where, p.experiment, r.reason);
+      continue;
+    }
+    if (sweeps.empty() || sweeps.back().first != p.sweep) sweeps.push_back({p.sweep, Pruned{0, 0, i}});
+    Pruned &s = sweeps.back().second;
+    ++s.points;
+    s.pruned += !r.feasible;
+  }
+  for (const auto &[name, s] : sweeps)
+    if (s.points == s.pruned)
+      diags.report(DiagID::SweepAllPruned, prog.points[s.first].where, name, s.points, (*results)[s.first].reason);
   return diags.hasErrors() ? 1 : 0;
 }
 
