@@ -15,8 +15,11 @@ item        : importDecl | decl ;
 importDecl  : 'import' (dotted=qualifiedName | filePath=STRING) ';' ;
 qualifiedName : ID ('.' ID)* ;
 
-// `gpu a100_big : a100_sxm_80gb { ... }`, `sweep s over exp { ... }`
-decl        : kind=ID name=(ID | 'x') (':' base=(ID | 'x'))? ('over' target=(ID | 'x'))? block ;
+// `gpu a100_big : a100_sxm_80gb { ... }`, `sweep s over exp { ... }`,
+// `model m = hf("config.json");` (fields from a file, then the block's).
+decl        : kind=ID name=(ID | 'x')
+              ( (':' base=(ID | 'x'))? ('over' target=(ID | 'x'))? block
+              | '=' source=call (block | ';') ) ;
 
 block       : '{' stmt* '}' ;
 

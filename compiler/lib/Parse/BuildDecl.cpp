@@ -65,7 +65,12 @@ std::unique_ptr<ast::Decl> Builder::decl(P::DeclContext *ctx) {
     d->base = ident(ctx->base);
   if (ctx->target)
     d->target = ident(ctx->target);
-  d->body = block(ctx->block());
+  if (ctx->source)
+    d->source = call(ctx->source);
+  if (ctx->block())
+    d->body = block(ctx->block());
+  else
+    d->body.range = loc(ctx);
   d->range = loc(ctx);
   return d;
 }

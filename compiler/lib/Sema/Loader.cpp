@@ -111,6 +111,8 @@ bool Sema::loadBuffer(std::unique_ptr<llvm::MemoryBuffer> buf, const std::string
     return false;
   module->path = path;
   module->bufferId = id;
+  if (!importModelSources(*module, diags))
+    return false;
   const ast::Module *m = module.get();
   loaded[key] = m;
   modules.push_back(std::move(module));

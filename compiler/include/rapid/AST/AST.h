@@ -228,6 +228,9 @@ struct Decl {
   Ident name;
   std::optional<Ident> base;
   std::optional<Ident> target;
+  /// `model m = hf("config.json")`: where the fields come from; Sema turns
+  /// the file into assignments ahead of the body's.
+  std::unique_ptr<CallExpr> source;
   Block body;
   llvm::SMRange range;
 };
