@@ -1,0 +1,2 @@
+" .rapid experiment files (rapid's language, docs/language.md).
+au BufRead,BufNewFile *.rapid setfiletype rapid
