@@ -11,15 +11,18 @@
 //===----------------------------------------------------------------------===//
 #include "SemaImpl.h"
 
+#include "rapid/Parse/Parser.h"
 #include "rapid/Support/Source.h"
+#include "rapid/Support/Units.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 
 #include <fmt/format.h>
 #include <set>
 
-namespace rapid::sema {
+namespace rapid {
 namespace {
 
 /// What an architecture fixes, whatever its sizes.
@@ -166,4 +169,25 @@ bool importModelSources(ast::Module &m, DiagnosticEngine &diags) {
   return ok;
 }
 
-} // namespace rapid::sema
+std::string modelDeclarationFrom(const std::string &configPath, const std::string &name, DiagnosticEngine &diags) {
+  llvm::SmallString<256> abs(configPath);
+  llvm::sys::fs::make_absolute(abs);
+  std::string call = fmt::format("hf(\"{}\")", llvm::StringRef(abs).str());
+  std::string text = fmt::format("model {} = {};\n", name, call);
+  unsigned id = addSourceBuffer(diags.sourceMgr(), llvm::MemoryBuffer::getMemBufferCopy(text, "<--model-from>"), {});
+  std::unique_ptr<ast::Module> m = parseModule(id, diags);
+  if (!m || m->decls.size() != 1) return "";
+  m->path = "<--model-from>";
+  if (!importModelSources(*m, diags)) return "";
+  std::string out = fmt::format("// {}, imported by rapidc --model-from\nmodel {} {{\n", configPath, name);
+  for (const ast::StmtPtr &st : m->decls[0]->body.stmts) {
+    const auto *a = llvm::cast<ast::AssignStmt>(st.get());
+    const ast::Expr &v = *a->values[0];
+    std::string value = llvm::isa<ast::NumberExpr>(v) ? formatNumber(llvm::cast<ast::NumberExpr>(v).value)
+                                                      : llvm::cast<ast::NameExpr>(v).dotted();
+    out += fmt::format("  {} = {};\n", a->path.dotted(), value);
+  }
+  return out + "}\n";
+}
+
+} // namespace rapid

@@ -150,10 +150,6 @@ private:
   std::unique_ptr<RecordScope> baseScope;
 };
 
-/// Turns every `model m = hf("config.json")` of `m` into the assignments
-/// the file gives (ModelImport.cpp); false after reporting an error.
-bool importModelSources(ast::Module &m, DiagnosticEngine &diags);
-
 class Sema {
 public:
   /// `--set flaky.fast(0,1).derate=25 %`: a field of one link fault.

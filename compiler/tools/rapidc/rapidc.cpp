@@ -95,6 +95,11 @@ cl::opt<std::string> maxWorstError("max-worst-error", cl::desc("--cost-csv fails
 cl::opt<bool> printFieldTables("print-field-tables",
                                cl::desc("print every field of the language as docs/language.md's tables"),
                                cl::cat(category));
+cl::opt<std::string> modelFrom("model-from",
+                              cl::desc("print the model declaration a Hugging Face config.json gives (see --name)"),
+                              cl::value_desc("CONFIG.json"), cl::cat(category));
+cl::opt<std::string> modelName("name", cl::desc("the declaration's name for --model-from (default: imported)"),
+                               cl::init("imported"), cl::value_desc("NAME"), cl::cat(category));
 cl::opt<std::string> stdlibDir("stdlib", cl::desc("where `import std.*` looks"), cl::init(RAPID_STDLIB_DIR),
                                cl::cat(category));
 
@@ -256,6 +261,11 @@ int rapidc(int argc, char **argv) {
   if (printFieldTables) {
     llvm::outs() << fieldTablesMarkdown();
     return 0;
+  }
+  if (modelFrom.getNumOccurrences()) {
+    std::string decl = modelDeclarationFrom(modelFrom, modelName, diags);
+    llvm::outs() << decl;
+    return decl.empty() ? 1 : 0;
   }
   if (calibrateCsv.getNumOccurrences()) {
     CostOptions co{"", calibrateCsv, hardware, stack, {inputFiles.begin(), inputFiles.end()}, false, "", "", opts};

@@ -18,6 +18,9 @@
 #include <vector>
 
 namespace rapid {
+namespace ast {
+struct Module;
+}
 
 /// `map tp, cp -> fast;`
 struct DegreeMapping {
@@ -69,6 +72,15 @@ struct Program {
 /// Analyses `file`; reports every problem it finds and returns nothing if any
 /// of them is an error.
 std::optional<Program> analyze(const std::string &file, const SemaOptions &opts, DiagnosticEngine &diags);
+
+/// Turns every `model m = hf("config.json")` of `m` into the assignments
+/// the file gives, ahead of the block's own (ModelImport.cpp); false after
+/// reporting an error.
+bool importModelSources(ast::Module &m, DiagnosticEngine &diags);
+
+/// `rapidc --model-from config.json`: the model declaration `name` a
+/// Hugging Face config gives, as .rapid text; "" after reporting an error.
+std::string modelDeclarationFrom(const std::string &configPath, const std::string &name, DiagnosticEngine &diags);
 
 /// Resolves the `gpu` declaration `name` alone, from the files or modules
 /// `imports` (`std.gpus`, `my.rapid`): for queries such as
