@@ -13,6 +13,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
@@ -69,13 +70,36 @@ std::string pointDirectory(const std::string &root, const ExperimentPoint &p) {
   return std::string(dir);
 }
 
+llvm::Expected<std::vector<int64_t>> parseRankList(llvm::StringRef spec) {
+  std::vector<int64_t> out;
+  llvm::SmallVector<llvm::StringRef, 8> items;
+  spec.split(items, ',');
+  for (llvm::StringRef item : items) {
+    auto [lo, hi] = item.trim().split('-');
+    int64_t a = 0, b = 0;
+    if (lo.getAsInteger(10, a) || a < 0 || (hi.empty() ? (b = a, false) : hi.getAsInteger(10, b)) || b < a ||
+        b - a > (int64_t(1) << 24))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "--ranks: expected ranks and ranges such as '0-7,64', found '%s'",
+                                     item.str().c_str());
+    for (int64_t r = a; r <= b; ++r) out.push_back(r);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 llvm::Error emitChakra(const ir::Program &prog, const ExperimentPoint &point, const std::string &dir,
-                       const std::string &prefix) {
+                       const std::string &prefix, const std::vector<int64_t> *ranks) {
+  RankLayout layout(prog.layout);
+  if (ranks && !ranks->empty() && ranks->back() >= layout.ranks())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "--ranks names rank %lld but %s has %lld ranks",
+                                   (long long)ranks->back(), point.experiment.c_str(), (long long)layout.ranks());
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return llvm::createStringError(ec, "cannot create '%s': %s", dir.c_str(), ec.message().c_str());
-  RankLayout layout(prog.layout);
   emit::Groups groups(prog, layout);
   for (int64_t r = 0; r < layout.ranks(); ++r) {
+    if (ranks && !std::binary_search(ranks->begin(), ranks->end(), r)) continue;
     std::string path = fmt::format("{}/{}.{}.et", dir, prefix, r);
     if (llvm::Error e = writeRankTrace(path, prog.stages[layout.coord(r, ir::Group::PP)], r, layout, groups))
       return e;

@@ -53,6 +53,8 @@ cl::list<std::string> overrides("set", cl::desc("override a declared value: --se
                                 cl::value_desc("NAME=VALUE"), cl::cat(category));
 cl::opt<std::string> outputDir("o", cl::desc("output folder (--emit=chakra)"), cl::value_desc("DIR"),
                                cl::cat(category));
+cl::opt<std::string> rankList("ranks", cl::desc("--emit=chakra: write only these ranks' traces, as '0-7,64'"),
+                              cl::value_desc("LIST"), cl::cat(category));
 cl::opt<std::string> timeline("timeline", cl::desc("write a Perfetto timeline of the simulated point (see --point)"),
                               cl::value_desc("FILE.json"), cl::cat(category));
 cl::opt<unsigned> timelinePoint("point", cl::desc("which point --timeline shows, counting from 0 as listed"),
@@ -140,6 +142,15 @@ int emitTraces(const Program &prog, DiagnosticEngine &diags) {
     diags.report(DiagID::BadOption, {}, "--emit=chakra needs an output folder: -o DIR");
     return 1;
   }
+  std::optional<std::vector<int64_t>> only;
+  if (rankList.getNumOccurrences()) {
+    llvm::Expected<std::vector<int64_t>> r = parseRankList(rankList);
+    if (!r) {
+      diags.report(DiagID::BadOption, {}, llvm::toString(r.takeError()));
+      return 1;
+    }
+    only = std::move(*r);
+  }
   size_t written = 0;
   for (const ExperimentPoint &p : prog.points) {
     if (!p.feasible) {
@@ -152,7 +163,7 @@ int emitTraces(const Program &prog, DiagnosticEngine &diags) {
       continue;
     }
     std::string dir = pointDirectory(outputDir, p);
-    if (llvm::Error e = emitChakra(ir, p, dir, p.experiment)) {
+    if (llvm::Error e = emitChakra(ir, p, dir, p.experiment, only ? &*only : nullptr)) {
       diags.report(DiagID::BadOption, {}, llvm::toString(std::move(e)));
       return 1;
     }

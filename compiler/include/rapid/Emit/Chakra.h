@@ -20,8 +20,15 @@
 
 namespace rapid {
 
+/// Writes the point's traces (every rank's, or those `ranks` lists:
+/// ascending, each below the point's rank count) and the files that go
+/// with them (communicator groups, network, system, faults) to `dir`.
 llvm::Error emitChakra(const ir::Program &prog, const ExperimentPoint &point, const std::string &dir,
-                       const std::string &prefix);
+                       const std::string &prefix, const std::vector<int64_t> *ranks = nullptr);
+
+/// `--ranks 0-7,64`: ranks and inclusive ranges, as an ascending list
+/// without repeats; an error naming what is not one.
+llvm::Expected<std::vector<int64_t>> parseRankList(llvm::StringRef spec);
 
 /// The folder of a point under `root`: `root/<experiment>` or, for a sweep
 /// point, `root/<sweep>/<axis>-<value>_...`.
