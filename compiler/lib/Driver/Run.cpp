@@ -125,7 +125,8 @@ llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const Experi
                                            const std::string &timeline, const std::vector<net::Fault> *extra,
                                            std::map<int, ir::Group> &kinds,
                                            const std::vector<int64_t> *active = nullptr,
-                                           const run::RankBlockTimes *blockTimes = nullptr) {
+                                           const run::RankBlockTimes *blockTimes = nullptr,
+                                           const std::vector<int64_t> *timelineRanks = nullptr) {
   llvm::Expected<net::Topology> topo = extra ? faultedTopology(point, *extra) : net::Topology(networkSpec(point));
   if (!topo) return topo.takeError();
   llvm::Expected<run::Simulation> sim = run::buildSimulation(prog, point, active, blockTimes);
@@ -140,7 +141,7 @@ llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const Experi
   llvm::Expected<engine::SimResult> res = simulator.run();
   if (!res) return res.takeError();
   if (!timeline.empty())
-    if (llvm::Error e = report::writeTimeline(timeline, *res, sim->workload)) return e;
+    if (llvm::Error e = report::writeTimeline(timeline, *res, sim->workload, nullptr, timelineRanks)) return e;
   return res;
 }
 
@@ -174,6 +175,8 @@ struct PointSim {
   /// Asked for: only the step time (a fault sample's); the result then
   /// holds `totalNs` alone.
   bool stepOnly = false;
+  /// Asked for: the ranks a timeline shows (null: every rank).
+  const std::vector<int64_t> *timelineRanks = nullptr;
   std::pair<double, double> layer{0, 0};
   std::map<int, ir::Group> kinds;
   int64_t ranks = 0;
@@ -252,9 +255,11 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
                                                 const run::BlockTimes *clean = nullptr) {
   RankLayout layout(prog.layout);
   out.ranks = layout.ranks();
-  if (!point.isTraining()) return simulate(prog, point, Spans::All, timeline, &extra, out.kinds);
+  if (!point.isTraining())
+    return simulate(prog, point, Spans::All, timeline, &extra, out.kinds, nullptr, nullptr, out.timelineRanks);
   if (!hierarchical) {
-    llvm::Expected<engine::SimResult> res = simulate(prog, point, Spans::Rank0, timeline, &extra, out.kinds);
+    llvm::Expected<engine::SimResult> res =
+        simulate(prog, point, Spans::Rank0, timeline, &extra, out.kinds, nullptr, nullptr, out.timelineRanks);
     if (res) out.layer = run::firstLayerTimes(run::blockTimes(prog, *res, layout));
     return res;
   }
@@ -318,7 +323,7 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
       return slowest;
     }
   return simulate(pipeline, point, Spans::None, timeline, &extra, out.kinds, faulted ? nullptr : ranks(red.pipeline),
-                  faulted ? &own : nullptr);
+                  faulted ? &own : nullptr, out.timelineRanks);
 }
 
 /// The time a run reports: step time for training, total latency for inference.
@@ -344,6 +349,7 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
   std::optional<run::BlockTimes> clean; // what fault samples do not reach
   auto figures = [&](std::vector<net::Fault> extra, const std::string &timeline) -> llvm::Expected<RunResult> {
     PointSim sim;
+    sim.timelineRanks = opts.timelineRanks.empty() ? nullptr : &opts.timelineRanks;
     llvm::Expected<engine::SimResult> res = simulatePoint(prog, point, r.hierarchical, reduce, timeline, extra, sim,
                                                           clean ? &*clean : nullptr);
     if (!res) return res.takeError();

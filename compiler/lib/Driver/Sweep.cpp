@@ -158,7 +158,10 @@ llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPo
       RunOptions ro;
       ro.mode = opts.mode;
       ro.jobs = todo.size() == 1 ? opts.jobs : 1; // one point: its fault samples in parallel
-      if (i == opts.timelinePoint && (todo.size() > 1 || root)) ro.timeline = opts.timeline;
+      if (i == opts.timelinePoint && (todo.size() > 1 || root)) {
+        ro.timeline = opts.timeline;
+        ro.timelineRanks = opts.timelineRanks;
+      }
       llvm::Expected<RunResult> res = runPoint(p, ro);
       results[i] = res ? makeResult(p, &*res) : failedResult(p, llvm::toString(res.takeError()));
     }

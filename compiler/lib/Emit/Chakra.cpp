@@ -70,7 +70,7 @@ std::string pointDirectory(const std::string &root, const ExperimentPoint &p) {
   return std::string(dir);
 }
 
-llvm::Expected<std::vector<int64_t>> parseRankList(llvm::StringRef spec) {
+llvm::Expected<std::vector<int64_t>> parseRankList(llvm::StringRef spec, llvm::StringRef option) {
   std::vector<int64_t> out;
   llvm::SmallVector<llvm::StringRef, 8> items;
   spec.split(items, ',');
@@ -80,8 +80,8 @@ llvm::Expected<std::vector<int64_t>> parseRankList(llvm::StringRef spec) {
     if (lo.getAsInteger(10, a) || a < 0 || (hi.empty() ? (b = a, false) : hi.getAsInteger(10, b)) || b < a ||
         b - a > (int64_t(1) << 24))
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "--ranks: expected ranks and ranges such as '0-7,64', found '%s'",
-                                     item.str().c_str());
+                                     "%s: expected ranks and ranges such as '0-7,64', found '%s'",
+                                     option.str().c_str(), item.str().c_str());
     for (int64_t r = a; r <= b; ++r) out.push_back(r);
   }
   std::sort(out.begin(), out.end());

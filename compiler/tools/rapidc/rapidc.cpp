@@ -57,6 +57,8 @@ cl::opt<std::string> rankList("ranks", cl::desc("--emit=chakra: write only these
                               cl::value_desc("LIST"), cl::cat(category));
 cl::opt<std::string> timeline("timeline", cl::desc("write a Perfetto timeline of the simulated point (see --point)"),
                               cl::value_desc("FILE.json"), cl::cat(category));
+cl::opt<std::string> timelineRanks("timeline-ranks", cl::desc("--timeline: only these ranks' events, as '0-7,64'"),
+                                   cl::value_desc("LIST"), cl::cat(category));
 cl::opt<unsigned> timelinePoint("point", cl::desc("which point --timeline shows, counting from 0 as listed"),
                                 cl::init(0), cl::cat(category));
 cl::opt<unsigned> jobs("j",
@@ -144,7 +146,7 @@ int emitTraces(const Program &prog, DiagnosticEngine &diags) {
   }
   std::optional<std::vector<int64_t>> only;
   if (rankList.getNumOccurrences()) {
-    llvm::Expected<std::vector<int64_t>> r = parseRankList(rankList);
+    llvm::Expected<std::vector<int64_t>> r = parseRankList(rankList, "--ranks");
     if (!r) {
       diags.report(DiagID::BadOption, {}, llvm::toString(r.takeError()));
       return 1;
@@ -208,6 +210,14 @@ int runAll(const Program &prog, DiagnosticEngine &diags) {
   so.progress = prog.points.size() > 1 && llvm::sys::Process::StandardErrIsDisplayed();
   so.timeline = timeline;
   so.timelinePoint = timelinePoint;
+  if (timelineRanks.getNumOccurrences()) {
+    llvm::Expected<std::vector<int64_t>> r = parseRankList(timelineRanks, "--timeline-ranks");
+    if (!r) {
+      diags.report(DiagID::BadOption, {}, llvm::toString(r.takeError()));
+      return 1;
+    }
+    so.timelineRanks = std::move(*r);
+  }
   so.mode = simMode;
   so.diags = &diags;
   if (resume && outputPrefix.empty()) {

@@ -4,6 +4,7 @@
 
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace rapid::report {
@@ -56,7 +57,7 @@ static void writeLinks(llvm::json::OStream &j, const net::Network &net, int64_t 
 }
 
 llvm::Error writeTimeline(const std::string &path, const engine::SimResult &res,
-                          const trace::Workload &w, const net::Network *net) {
+                          const trace::Workload &w, const net::Network *net, const std::vector<int64_t> *ranks) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (ec)
@@ -68,6 +69,7 @@ llvm::Error writeTimeline(const std::string &path, const engine::SimResult &res,
     j.attributeArray("traceEvents", [&] {
       writeThreadNames(j, w.ranks.size());
       for (const auto &s : res.spans) {
+        if (ranks && !std::binary_search(ranks->begin(), ranks->end(), int64_t(s.rank))) continue;
         const auto &g = w.ranks[s.rank];
         const auto &n = g.nodes[s.node];
         j.object([&] {
@@ -78,7 +80,14 @@ llvm::Error writeTimeline(const std::string &path, const engine::SimResult &res,
           j.attribute("tid", int64_t(s.lane));
           j.attribute("ts", double(s.startPs) / 1e6); // trace events count in us
           j.attribute("dur", double(s.endPs - s.startPs) / 1e6);
-          j.attributeObject("args", [&] { j.attribute("id", int64_t(n.id)); });
+          j.attributeObject("args", [&] {
+            j.attribute("id", int64_t(n.id));
+            j.attribute("kind", trace::nodeKindName(n.kind));
+            if (n.kind == trace::NodeKind::Coll) j.attribute("collective", trace::collKindName(n.coll()));
+            if (n.commSize != trace::kAbsent) j.attribute("bytes", n.commSize);
+            if (n.numOps != trace::kAbsent) j.attribute("flops", n.numOps);
+            if (n.pgName) j.attribute("group", int64_t(n.pgName));
+          });
         });
       }
       if (net) writeLinks(j, *net, int64_t(w.ranks.size()));

@@ -71,6 +71,7 @@ enum class SimMode { Auto, Flattened, Hierarchical, HierarchicalAll };
 
 struct RunOptions {
   std::string timeline; ///< write a Perfetto trace of the simulation here
+  std::vector<int64_t> timelineRanks; ///< only these ranks' events in it (empty: every rank's)
   SimMode mode = SimMode::Auto;
   unsigned jobs = 1;    ///< fault-study samples simulated at once
 };

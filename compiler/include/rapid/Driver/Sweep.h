@@ -13,6 +13,7 @@ struct SweepOptions {
   bool progress = false;   ///< a progress line on stderr
   std::string timeline;    ///< a Perfetto timeline of point `timelinePoint`
   size_t timelinePoint = 0;
+  std::vector<int64_t> timelineRanks; ///< the ranks the timeline shows; empty: every rank
   SimMode mode = SimMode::Auto;
   /// Where a stale journal and files that cannot be written are reported.
   DiagnosticEngine *diags = nullptr;

@@ -27,8 +27,8 @@ llvm::Error emitChakra(const ir::Program &prog, const ExperimentPoint &point, co
                        const std::string &prefix, const std::vector<int64_t> *ranks = nullptr);
 
 /// `--ranks 0-7,64`: ranks and inclusive ranges, as an ascending list
-/// without repeats; an error naming what is not one.
-llvm::Expected<std::vector<int64_t>> parseRankList(llvm::StringRef spec);
+/// without repeats; an error naming `option` and what is not one.
+llvm::Expected<std::vector<int64_t>> parseRankList(llvm::StringRef spec, llvm::StringRef option);
 
 /// The folder of a point under `root`: `root/<experiment>` or, for a sweep
 /// point, `root/<sweep>/<axis>-<value>_...`.

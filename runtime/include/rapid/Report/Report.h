@@ -19,13 +19,14 @@ struct ReportOptions {
 void printReport(const engine::SimResult &res, const net::Network &net, const ReportOptions &opts,
                  llvm::raw_ostream &os);
 
-/// Chrome / Perfetto trace-event JSON: one process per rank, one thread per
-/// resource lane, one complete event per node.
 /// A Chrome/Perfetto trace: one process per rank (compute, CPU, comm and
-/// receive lanes), and, when `net` recorded link spans, a "links" process
-/// with one row per link.
+/// receive lanes), one complete event per node with its name, kind and, where
+/// the node has them, bytes, FLOPs and communicator group; and, when `net`
+/// recorded link spans, a "links" process with one row per link. `ranks`
+/// (ascending) keeps only those ranks' events.
 llvm::Error writeTimeline(const std::string &path, const engine::SimResult &res,
-                          const trace::Workload &w, const net::Network *net = nullptr);
+                          const trace::Workload &w, const net::Network *net = nullptr,
+                          const std::vector<int64_t> *ranks = nullptr);
 
 /// One node of the critical path and the time it waited after its last
 /// dependency finished (for a stream, a collective's members or a peer).
