@@ -16,9 +16,11 @@
 #include "rapid/Sema/PointPrinter.h"
 #include "rapid/Sema/Sema.h"
 #include "rapid/Spec/Docs.h"
+#include "rapid/Support/Files.h"
 #include "rapid/Support/Source.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
@@ -65,6 +67,10 @@ cl::opt<unsigned> jobs("j",
                        cl::desc("points (or a single point's fault samples) evaluated at once (default: every "
                                 "core; at most 4 per core and one per point or sample)"),
                        cl::init(0), cl::Prefix, cl::cat(category));
+cl::opt<std::string> runDir("out",
+                           cl::desc("one folder for a run: results.csv/.jsonl, plot.*.svg, points.txt (every "
+                                    "resolved point) and, with --emit=chakra, traces/"),
+                           cl::value_desc("DIR"), cl::cat(category));
 cl::opt<std::string> outputPrefix("output", cl::desc("also write PREFIX.csv and PREFIX.jsonl, best first"),
                                   cl::value_desc("PREFIX"), cl::cat(category));
 cl::opt<std::string> plotPrefix("plot", cl::desc("write PREFIX.points.svg (and PREFIX.faults.svg)"),
@@ -305,9 +311,27 @@ int rapidc(int argc, char **argv) {
   const std::string &inputFile = inputFiles.front();
   if (emit == Emit::Ast)
     return emitAst(inputFile, diags);
+  if (!runDir.empty()) { // the run folder's names, where no flag names another
+    if (std::error_code ec = llvm::sys::fs::create_directories(runDir)) {
+      diags.report(DiagID::CannotWrite, {}, runDir, ec.message());
+      return 1;
+    }
+    if (outputPrefix.empty()) outputPrefix = runDir + "/results";
+    if (plotPrefix.empty()) plotPrefix = runDir + "/plot";
+    if (outputDir.empty()) outputDir = runDir + "/traces";
+  }
   std::optional<Program> prog = analyze(inputFile, opts, diags);
   if (!prog)
     return 1;
+  if (!runDir.empty() && mpi::isRoot()) { // what every point resolved to, for reproducing the run
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    for (const ExperimentPoint &p : prog->points) printPointText(p, os);
+    if (llvm::Error e = writeFileAtomically(runDir + "/points.txt", text)) {
+      diags.report(DiagID::CannotWrite, {}, runDir + "/points.txt", llvm::toString(std::move(e)));
+      return 1;
+    }
+  }
   switch (emit) {
   case Emit::IR: return emitIr(*prog);
   case Emit::Chakra: return emitTraces(*prog, diags);
