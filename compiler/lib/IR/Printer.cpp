@@ -80,6 +80,33 @@ void printProgram(const Program &p, llvm::raw_ostream &os) {
   if (p.memoryReport) printMemory(*p.memoryReport, os);
 }
 
+const char *opsCsvHeader() { return "point,stage,index,kind,name,phase,layer,micro,group,bytes,flops,time_s,bound,deps"; }
+
+void printOps(const Program &p, const OpFilter &filter, bool csv, llvm::StringRef point, llvm::raw_ostream &os) {
+  for (const Graph &g : p.stages) {
+    bool opened = false;
+    for (size_t i = 0; i < g.ops.size(); ++i) {
+      const Op &op = g.ops[i];
+      if (!filter.keeps(g, op)) continue;
+      if (!csv) {
+        if (!opened) os << fmt::format("stage {} {{\n", g.stage);
+        opened = true;
+        os << "  " << opLine(op, i) << "\n";
+        continue;
+      }
+      std::string deps;
+      for (uint32_t d : op.deps) deps += fmt::format("{}{}", deps.empty() ? "" : " ", d);
+      // Names are dotted identifiers: no commas or quotes to escape.
+      os << fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{},{}\n", point.str(), g.stage, i,
+                        kindName(op.kind), op.name,
+                        phaseName(op.phase), op.layer, op.micro, op.isComm() ? groupName(op.group) : "",
+                        op.isComm() ? op.commBytes : op.bytes, op.flops, op.time.value(),
+                        op.bound != Bound::None ? boundName(op.bound) : "", deps);
+    }
+    if (opened) os << "}\n";
+  }
+}
+
 double totalFlops(const Program &p, bool withRecompute, bool fullCausal) {
   auto flopsOf = [&](const Op &op) {
     if (op.kind != OpKind::Gemm && op.kind != OpKind::FlashAttention && op.kind != OpKind::DecodeAttention) return 0.0;

@@ -33,7 +33,7 @@ namespace cl = llvm::cl;
 namespace {
 
 enum class Emit { Ast, Sema, IR, Memory, Chakra, Run };
-enum class Format { Text, Json };
+enum class Format { Text, Json, Csv };
 
 cl::OptionCategory category("rapidc options");
 cl::list<std::string> inputFiles(cl::Positional, cl::desc("<experiment.rapid>"), cl::cat(category));
@@ -47,7 +47,8 @@ cl::opt<Emit> emit("emit", cl::desc("how far to run the pipeline"), cl::init(Emi
                    cl::cat(category));
 cl::opt<Format> format("format", cl::desc("output format"), cl::init(Format::Text),
                        cl::values(clEnumValN(Format::Text, "text", "human-readable text"),
-                                  clEnumValN(Format::Json, "json", "one JSON object per line")),
+                                  clEnumValN(Format::Json, "json", "one JSON object per line"),
+                                  clEnumValN(Format::Csv, "csv", "--emit=ir: one op per row")),
                        cl::cat(category));
 cl::list<std::string> includeDirs("I", cl::desc("add a directory to the import search path"), cl::Prefix,
                                   cl::cat(category));
@@ -84,6 +85,11 @@ cl::opt<SimMode> simMode("mode", cl::desc("how training points are simulated"), 
                                    clEnumValN(SimMode::HierarchicalAll, "hierarchical-all",
                                               "hierarchical on every data-parallel replica, none standing for the rest")),
                         cl::cat(category));
+cl::opt<int64_t> irStage("stage", cl::desc("--emit=ir: only this stage's ops"), cl::cat(category));
+cl::opt<int64_t> irLayer("layer", cl::desc("--emit=ir: only this layer's ops (-1: embedding, head, optimizer)"),
+                         cl::cat(category));
+cl::opt<int64_t> irMicro("micro", cl::desc("--emit=ir: only this microbatch's ops (-1: once per step)"),
+                         cl::cat(category));
 cl::opt<bool> printAfterAll("print-after-all", cl::desc("print the IR after every pass"), cl::cat(category));
 cl::opt<std::string> costQuery("cost", cl::desc("cost one kernel: 'gemm 4096x4096x4096 bf16' (docs/model.md)"),
                               cl::value_desc("QUERY"), cl::cat(category));
@@ -130,9 +136,21 @@ int emitAst(const std::string &inputFile, DiagnosticEngine &diags) {
 int emitIr(const Program &prog) {
   PipelineOptions popts;
   if (printAfterAll) popts.printAfterAll = &llvm::outs();
+  ir::OpFilter filter;
+  if (irStage.getNumOccurrences()) filter.stage = irStage;
+  if (irLayer.getNumOccurrences()) filter.layer = irLayer;
+  if (irMicro.getNumOccurrences()) filter.micro = irMicro;
+  bool filtered = filter.stage || filter.layer || filter.micro;
+  if (format == Format::Csv) llvm::outs() << ir::opsCsvHeader() << "\n";
   for (const ExperimentPoint &p : prog.points) {
     if (!p.feasible) continue;
     ir::Program ir = compilePoint(p, popts);
+    if (format == Format::Csv || filtered) {
+      std::string name = p.sweep.empty() ? p.experiment : p.experiment + " " + pointLabel(p);
+      if (format != Format::Csv) llvm::outs() << "// " << name << "\n";
+      ir::printOps(ir, filter, format == Format::Csv, name, llvm::outs());
+      continue;
+    }
     if (!printAfterAll) ir::printProgram(ir, llvm::outs());
     ir::printSummary(ir, llvm::outs());
   }
@@ -331,6 +349,10 @@ int rapidc(int argc, char **argv) {
       diags.report(DiagID::CannotWrite, {}, runDir + "/points.txt", llvm::toString(std::move(e)));
       return 1;
     }
+  }
+  if (format == Format::Csv && emit != Emit::IR) {
+    diags.report(DiagID::BadOption, {}, "--format=csv is for --emit=ir; results go to CSV with --output PREFIX");
+    return 1;
   }
   switch (emit) {
   case Emit::IR: return emitIr(*prog);

@@ -3,7 +3,10 @@
 
 #include "rapid/IR/IR.h"
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <optional>
 
 namespace rapid::ir {
 
@@ -12,6 +15,20 @@ namespace rapid::ir {
 ///        time=41.2us bound=compute deps=(%6)
 /// (bytes: HBM traffic; l2, smem: the on-chip levels)
 void printProgram(const Program &p, llvm::raw_ostream &os);
+
+/// Which ops `--emit=ir` shows: a stage, a layer (-1: the embedding, head
+/// and optimizer), a microbatch (-1: once-per-step ops); unset shows all.
+struct OpFilter {
+  std::optional<int64_t> stage, layer, micro;
+  bool keeps(const Graph &g, const Op &op) const {
+    return (!stage || *stage == g.stage) && (!layer || *layer == op.layer) && (!micro || *micro == op.micro);
+  }
+};
+/// printProgram's ops (those `filter` keeps), as text; or as CSV rows
+/// point,stage,index,kind,name,phase,layer,micro,group,bytes,flops,time_s,bound,deps
+/// (`point` names the program; csvHeader() is the first line).
+void printOps(const Program &p, const OpFilter &filter, bool csv, llvm::StringRef point, llvm::raw_ostream &os);
+const char *opsCsvHeader();
 /// Totals per stage and for the program: op counts, FLOPs by phase.
 void printSummary(const Program &p, llvm::raw_ostream &os);
 
