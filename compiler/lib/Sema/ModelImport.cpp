@@ -42,6 +42,20 @@ constexpr Family kFamilies[] = {
     {"GPTNeoXForCausalLM", "layernorm", "gelu", true, false},
 };
 
+/// The sizes a config gives: model field, config key, whether it must be
+/// there (else the field's default), and whether only sparse models have it.
+struct Size {
+  const char *field, *key;
+  bool required, moe;
+};
+constexpr Size kSizes[] = {
+    {"layers", "num_hidden_layers", true, false},     {"hidden", "hidden_size", true, false},
+    {"heads", "num_attention_heads", true, false},    {"ffn", "intermediate_size", true, false},
+    {"vocab", "vocab_size", true, false},             {"max_seq", "max_position_embeddings", true, false},
+    {"kv_heads", "num_key_value_heads", false, false}, {"head_dim", "head_dim", false, false},
+    {"moe.experts", "num_local_experts", true, true}, {"moe.top_k", "num_experts_per_tok", true, true},
+};
+
 /// Keys of architectures rapid's model has no place for.
 constexpr std::pair<const char *, const char *> kUndescribed[] = {
     {"kv_lora_rank", "multi-head latent attention (DeepSeek-V2/V3)"},
@@ -95,11 +109,9 @@ private:
     for (auto [key, what] : kUndescribed)
       if (cfg->get(key) && !cfg->get(key)->getAsNull())
         return fail(fmt::format("'{}': '{}' asks for {}, which rapid's model does not describe", name, key, what));
-    bool ok = whole("layers", "num_hidden_layers") & whole("hidden", "hidden_size") &
-              whole("heads", "num_attention_heads") & whole("ffn", "intermediate_size") &
-              whole("vocab", "vocab_size") & whole("max_seq", "max_position_embeddings");
-    ok &= whole("kv_heads", "num_key_value_heads", false) & whole("head_dim", "head_dim", false);
-    if (fam->moe) ok &= whole("moe.experts", "num_local_experts") & whole("moe.top_k", "num_experts_per_tok");
+    bool ok = true; // every missing key is reported, not only the first
+    for (const Size &k : kSizes)
+      if (fam->moe || !k.moe) ok = whole(k.field, k.key, k.required) && ok;
     symbol("norm", fam->norm);
     symbol("activation", fam->activation);
     symbol("position", "rotary");
