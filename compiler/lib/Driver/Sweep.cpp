@@ -146,9 +146,9 @@ llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPo
     if (llvm::Error e = journal.emplace(journalPath, diags).open(opts.resume)) return e;
   std::mutex mu; // the journal and the progress line
   size_t finished = 0;
-  auto record = [&](size_t i) {
+  auto record = [&](const std::string &line) {
     std::lock_guard<std::mutex> lock(mu);
-    if (journal) journal->add(resultJson(results[i], fingerprints[i]));
+    if (journal) journal->add(line);
     if (opts.progress) llvm::errs() << fmt::format("\r[{}/{}] points", ++finished, todo.size());
   };
   auto run = [&](size_t t) -> llvm::Expected<std::string> {
@@ -165,8 +165,9 @@ llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPo
       llvm::Expected<RunResult> res = runPoint(p, ro);
       results[i] = res ? makeResult(p, &*res) : failedResult(p, llvm::toString(res.takeError()));
     }
-    record(i);
-    return resultJson(results[i], fingerprints[i]);
+    std::string line = resultJson(results[i], fingerprints[i]);
+    record(line);
+    return line;
   };
   // A point computed on another MPI rank arrives as its journal line.
   auto adopt = [&](size_t t, std::string line) {
@@ -174,7 +175,7 @@ llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPo
     llvm::Expected<PointResult> r = readResult(line);
     results[i] = r ? resumed(std::move(*r), std::move(results[i].point))
                    : failedResult(points[i], llvm::toString(r.takeError()));
-    record(i);
+    record(line);
   };
   // One point runs on every rank, its fault samples spread over them.
   llvm::Error failure = todo.size() == 1 ? run(0).takeError() : mpi::distributedFor(todo.size(), opts.jobs, run, adopt);

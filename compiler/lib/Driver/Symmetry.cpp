@@ -246,7 +246,11 @@ namespace {
 struct Units {
   std::vector<std::vector<int64_t>> sets;    ///< ranks, ascending
   std::vector<std::vector<uint32_t>> routes; ///< per unit, its traffic's routes, link ids in a fixed order
-  std::vector<std::set<uint32_t>> links;     ///< per unit, every link of `routes`
+  std::vector<int32_t> owner;                ///< per link, the unit whose traffic takes it, or -1
+  /// Whether a link in `faulted` carries unit `u`'s traffic.
+  bool hit(size_t u, const std::vector<uint32_t> &faulted) const {
+    return std::any_of(faulted.begin(), faulted.end(), [&](uint32_t l) { return owner[l] == int32_t(u); });
+  }
 };
 
 /// Routes computed at most (all pairs of every group): past this a fault
@@ -279,8 +283,8 @@ std::optional<Units> units(const ir::Program &prog, const net::Topology &topo, K
     int64_t s = layout.coord(r, ir::Group::PP);
     for (ir::Group kind : groups[s]) {
       std::vector<int64_t> m = layout.members(r, kind);
+      if (m.front() != r) continue; // the group's lowest member joins and lists it
       for (int64_t x : m) parent[root(x)] = root(r);
-      if (m.front() != r) continue;
       for (int64_t a : m)
         for (int64_t b : m)
           if (a != b) pairs[r].push_back({a, b});
@@ -298,12 +302,12 @@ std::optional<Units> units(const ir::Program &prog, const net::Topology &topo, K
   std::vector<size_t> unitOf(static_cast<size_t>(n));
   for (int64_t r = 0; r < n; ++r) {
     auto [it, fresh] = index.try_emplace(root(r), out.sets.size());
-    if (fresh) out.sets.emplace_back(), out.routes.emplace_back(), out.links.emplace_back();
+    if (fresh) out.sets.emplace_back(), out.routes.emplace_back();
     out.sets[it->second].push_back(r);
     unitOf[r] = it->second;
   }
   net::Router router(topo);
-  std::vector<int32_t> owner(topo.links().size(), -1);
+  out.owner.assign(topo.links().size(), -1);
   for (int64_t r = 0; r < n; ++r)
     for (auto [a, b] : pairs[r]) {
       llvm::Expected<net::Route> route = router.route(int(a), int(b));
@@ -314,18 +318,13 @@ std::optional<Units> units(const ir::Program &prog, const net::Topology &topo, K
       size_t u = unitOf[r];
       for (uint32_t h = 0; h < route->length; ++h) {
         uint32_t l = router.link(*route, h);
-        if (owner[l] >= 0 && size_t(owner[l]) != u) return std::nullopt;
-        owner[l] = int32_t(u);
+        if (out.owner[l] >= 0 && size_t(out.owner[l]) != u) return std::nullopt;
+        out.owner[l] = int32_t(u);
         out.routes[u].push_back(l);
-        out.links[u].insert(l);
       }
       out.routes[u].push_back(net::kNoLink); // the end of a route
     }
   return out;
-}
-
-bool hits(const std::set<uint32_t> &links, const std::vector<uint32_t> &faulted) {
-  return std::any_of(faulted.begin(), faulted.end(), [&](uint32_t l) { return links.count(l) > 0; });
 }
 
 } // namespace
@@ -336,7 +335,7 @@ std::optional<std::vector<int64_t>> faultedProbe(const ir::Program &prog, const 
   if (!u) return std::nullopt;
   std::vector<int64_t> touched;
   for (size_t i = 0; i < u->sets.size(); ++i)
-    if (hits(u->links[i], faulted)) touched.insert(touched.end(), u->sets[i].begin(), u->sets[i].end());
+    if (u->hit(i, faulted)) touched.insert(touched.end(), u->sets[i].begin(), u->sets[i].end());
   std::sort(touched.begin(), touched.end());
   return touched;
 }
@@ -350,7 +349,7 @@ std::optional<PipelineClasses> pipelineClasses(const ir::Program &pipeline, cons
   std::set<std::string> seen;
   for (size_t i = 0; i < u->sets.size(); ++i) {
     const std::vector<int64_t> &set = u->sets[i];
-    if (!hits(u->links[i], faulted)) {
+    if (!u->hit(i, faulted)) {
       // Units no fault reaches run alike when their ranks run the same
       // programs at the same block times over links alike, shared alike.
       std::string sig;

@@ -157,6 +157,20 @@ int emitIr(const Program &prog) {
   return 0;
 }
 
+/// A rank-list option (`--ranks 0-7,64`) into `out` when given; false after
+/// reporting a malformed one.
+bool rankListOption(const cl::opt<std::string> &opt, const char *name, std::vector<int64_t> &out,
+                    DiagnosticEngine &diags) {
+  if (!opt.getNumOccurrences()) return true;
+  llvm::Expected<std::vector<int64_t>> r = parseRankList(opt, name);
+  if (!r) {
+    diags.report(DiagID::BadOption, {}, llvm::toString(r.takeError()));
+    return false;
+  }
+  out = std::move(*r);
+  return true;
+}
+
 /// `experiment 'e'` or `point tp=4 of sweep 's'`, as diagnostics name a point.
 std::string pointName(const ExperimentPoint &p) {
   if (p.sweep.empty()) return fmt::format("experiment '{}'", p.experiment);
@@ -168,15 +182,8 @@ int emitTraces(const Program &prog, DiagnosticEngine &diags) {
     diags.report(DiagID::BadOption, {}, "--emit=chakra needs an output folder: -o DIR");
     return 1;
   }
-  std::optional<std::vector<int64_t>> only;
-  if (rankList.getNumOccurrences()) {
-    llvm::Expected<std::vector<int64_t>> r = parseRankList(rankList, "--ranks");
-    if (!r) {
-      diags.report(DiagID::BadOption, {}, llvm::toString(r.takeError()));
-      return 1;
-    }
-    only = std::move(*r);
-  }
+  std::vector<int64_t> only;
+  if (!rankListOption(rankList, "--ranks", only, diags)) return 1;
   size_t written = 0;
   for (const ExperimentPoint &p : prog.points) {
     if (!p.feasible) {
@@ -189,7 +196,7 @@ int emitTraces(const Program &prog, DiagnosticEngine &diags) {
       continue;
     }
     std::string dir = pointDirectory(outputDir, p);
-    if (llvm::Error e = emitChakra(ir, p, dir, p.experiment, only ? &*only : nullptr)) {
+    if (llvm::Error e = emitChakra(ir, p, dir, p.experiment, rankList.getNumOccurrences() ? &only : nullptr)) {
       diags.report(DiagID::BadOption, {}, llvm::toString(std::move(e)));
       return 1;
     }
@@ -234,14 +241,7 @@ int runAll(const Program &prog, DiagnosticEngine &diags) {
   so.progress = prog.points.size() > 1 && llvm::sys::Process::StandardErrIsDisplayed();
   so.timeline = timeline;
   so.timelinePoint = timelinePoint;
-  if (timelineRanks.getNumOccurrences()) {
-    llvm::Expected<std::vector<int64_t>> r = parseRankList(timelineRanks, "--timeline-ranks");
-    if (!r) {
-      diags.report(DiagID::BadOption, {}, llvm::toString(r.takeError()));
-      return 1;
-    }
-    so.timelineRanks = std::move(*r);
-  }
+  if (!rankListOption(timelineRanks, "--timeline-ranks", so.timelineRanks, diags)) return 1;
   so.mode = simMode;
   so.diags = &diags;
   if (resume && outputPrefix.empty()) {

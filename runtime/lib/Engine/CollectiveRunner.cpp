@@ -261,7 +261,7 @@ void Simulator::deliverCollective(const Message &m) {
     ++inst.window[at * kWindow + step % kWindow];
   else
     ++inst.further[uint64_t(at) << 32 | step];
-  if (inst.stage[at] == kWait && inst.curStep[at] == step)
+  if (inst.stage[at] == kWait && current == step)
     runChunk(m.inst, m.member, chunk);
 }
 
