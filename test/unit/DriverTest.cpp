@@ -73,6 +73,24 @@ TEST(DriverTest, ReaderIsTheInverseOfTheWriter) {
   infer.inference = PointResult::Inference{0.1 + 0.2, 1.0 / 3, 12.5, 1e6};
   EXPECT_EQ(roundTrip(infer), resultJson(infer));
 
+  PointResult serving;
+  serving.experiment = "chat";
+  serving.workload = Workload::Serving;
+  serving.gpus = 8;
+  serving.memory = PointResult::Memory{3, 4};
+  PointResult::Serving s;
+  s.requests = 1000, s.steps = 12345, s.preemptions = 7, s.kvBlocks = 28027;
+  s.duration = 99.5, s.requestsPerSecond = 1000 / 99.5, s.outputTokensPerSecond = 1.0 / 7;
+  s.kvPeak = 0.25, s.kvMean = 0.1 + 0.2;
+  s.ttft = {0.03, 0.025, 0.04, 0.1 / 3};
+  s.itl = {0.005, 0.0051, 0.006, 0.02};
+  s.tpot = {0.0055, 0.0054, 0.0062, 0.007};
+  s.e2e = {0.7, 0.65, 0.9, 1.2};
+  serving.serving = s;
+  EXPECT_EQ(roundTrip(serving), resultJson(serving));
+  EXPECT_NE(resultJson(serving).find(R"("ttft_s":{"mean":0.03,"p50":0.025,"p90":0.04,"p99":0.03333333333333333})"),
+            std::string::npos);
+
   PointResult pruned;
   pruned.experiment = "big";
   pruned.sweep = "s";
@@ -117,7 +135,7 @@ TEST(DriverTest, ReaderRejectsWhatTheWriterNeverWrites) {
                                                              noBreakdown.find(",\"breakdown\""), "");
   EXPECT_NE(error(noBreakdown).find("breakdown"), std::string::npos) << error(noBreakdown);
   std::string badWorkload = good;
-  badWorkload.replace(badWorkload.find("\"training\""), 10, "\"serving\"");
+  badWorkload.replace(badWorkload.find("\"training\""), 10, "\"teaching\"");
   EXPECT_NE(error(badWorkload).find("workload"), std::string::npos) << error(badWorkload);
   EXPECT_NE(error("[1,2]"), "read");
 }
@@ -125,7 +143,7 @@ TEST(DriverTest, ReaderRejectsWhatTheWriterNeverWrites) {
 TEST(DriverTest, TableAndCsvRows) {
   PointResult r = trainingResult();
   EXPECT_EQ(csvRow(r), R"("train","shapes","tp=4 gpu=a100","training",true,"",16,73839304704,85899345920,)"
-                       R"(4.257,0.582,61575.5,3.1,1e-05,0.1,1.057,,,)");
+                       R"(4.257,0.582,61575.5,3.1,1e-05,0.1,1.057,,,,,,,,,,)");
   std::string row;
   llvm::raw_string_ostream os(row);
   printResultRow(r, os);
@@ -136,7 +154,7 @@ TEST(DriverTest, TableAndCsvRows) {
   r.memory.reset();
   r.feasible = false;
   r.reason = "say \"no\"";
-  EXPECT_EQ(csvRow(r), R"("train","shapes","tp=4 gpu=a100","training",false,"say 'no'",16,,,,,,,,,,,,)");
+  EXPECT_EQ(csvRow(r), R"("train","shapes","tp=4 gpu=a100","training",false,"say 'no'",16,,,,,,,,,,,,,,,,,,,)");
 }
 
 TEST(DriverTest, NumberForms) {

@@ -2,9 +2,8 @@
 //
 // A `random` section draws, per sample, `count` distinct links of one
 // dimension (or of all) and derates each by a draw from its distribution
-// (clamped to [1 %, 100 %]), or removes it. The generator is our own
-// SplitMix64 with Box-Muller normals, so the same seed gives the same
-// faults on every platform and library. Samples that draw the same faults
+// (clamped to [1 %, 100 %]), or removes it. The generator (Support/Random.h)
+// gives the same faults for the same seed on every platform and library. Samples that draw the same faults
 // (a constant derate over a few hundred links repeats links often) take the
 // same time: each distinct draw is simulated once.
 //===----------------------------------------------------------------------===//
@@ -12,6 +11,7 @@
 
 #include "rapid/Driver/Distributed.h"
 #include "rapid/Emit/RuntimeInputs.h"
+#include "rapid/Support/Random.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,31 +24,7 @@
 namespace rapid {
 namespace {
 
-class Random {
-public:
-  explicit Random(uint64_t seed) : state(seed) {}
-  uint64_t next() { // SplitMix64 (Steele, Lea, Flood 2014)
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return double(next() >> 11) * 0x1.0p-53; }
-  double normal() { // Box-Muller
-    double u = std::max(uniform(), 1e-300), v = uniform();
-    return std::sqrt(-2 * std::log(u)) * std::cos(2 * M_PI * v);
-  }
-
-private:
-  uint64_t state;
-};
-
-double draw(const Distribution &dist, Random &rng) {
-  using K = Distribution::Kind;
-  double a = dist.a, b = dist.b;
-  double x = dist.kind == K::Normal ? a + b * rng.normal() : dist.kind == K::Uniform ? a + (b - a) * rng.uniform() : a;
-  return std::clamp(x, 0.01, 1.0);
-}
+double draw(const Distribution &dist, Random &rng) { return std::clamp(sample(dist, rng), 0.01, 1.0); }
 
 /// Undirected links a section draws from: each pair of nodes once.
 std::vector<std::pair<uint32_t, uint32_t>> candidates(const net::Topology &topo, int dim) {

@@ -22,6 +22,7 @@ namespace rapid {
 std::optional<double> PointResult::headline() const {
   if (training) return training->stepTime;
   if (inference) return inference->total;
+  if (serving) return serving->e2e.mean;
   return std::nullopt;
 }
 
@@ -50,6 +51,24 @@ PointResult makeResult(const ExperimentPoint &p, const RunResult *run) {
                                        run->simulatedRanks};
   if (run->simulated && r.workload == Workload::Inference)
     r.inference = PointResult::Inference{run->ttft, run->itl, run->total, run->tokensPerSecond};
+  if (run->simulated && run->serving) {
+    const serve::Result &s = *run->serving;
+    r.serving = PointResult::Serving{int64_t(s.requests.size()),
+                                     s.steps,
+                                     s.preemptions,
+                                     run->kvBlocks,
+                                     s.duration,
+                                     s.requestsPerSecond,
+                                     s.outputTokensPerSecond,
+                                     s.kvPeak,
+                                     s.kvMean,
+                                     s.ttft,
+                                     s.tpot,
+                                     s.itl,
+                                     s.e2e,
+                                     s.requests,
+                                     s.occupancy};
+  }
   r.faultStudies = run->faultStudies;
   return r;
 }
@@ -108,6 +127,26 @@ std::string resultJson(const PointResult &r, llvm::StringRef fingerprint) {
       writeNumber(j, "total_s", i->total);
       writeNumber(j, "tokens_per_s", i->tokensPerSecond);
     }
+    if (const auto &s = r.serving)
+      j.attributeObject("serving", [&] {
+        j.attribute("requests", s->requests);
+        writeNumber(j, "duration_s", s->duration);
+        writeNumber(j, "requests_per_s", s->requestsPerSecond);
+        writeNumber(j, "output_tokens_per_s", s->outputTokensPerSecond);
+        for (auto [name, sum] : {std::pair{"ttft_s", &s->ttft}, {"tpot_s", &s->tpot}, {"itl_s", &s->itl},
+                                 {"e2e_s", &s->e2e}})
+          j.attributeObject(name, [&] {
+            writeNumber(j, "mean", sum->mean);
+            writeNumber(j, "p50", sum->p50);
+            writeNumber(j, "p90", sum->p90);
+            writeNumber(j, "p99", sum->p99);
+          });
+        j.attribute("steps", s->steps);
+        j.attribute("preemptions", s->preemptions);
+        j.attribute("kv_blocks", s->kvBlocks);
+        writeNumber(j, "kv_peak", s->kvPeak);
+        writeNumber(j, "kv_mean", s->kvMean);
+      });
     if (r.faultStudies.empty()) return;
     j.attributeArray("fault_studies", [&] {
       for (const FaultStudy &f : r.faultStudies)
@@ -196,6 +235,22 @@ static bool readInference(const llvm::json::Value &v, PointResult::Inference &i,
          m.map("tokens_per_s", i.tokensPerSecond);
 }
 
+namespace serve {
+static bool fromJSON(const llvm::json::Value &v, Summary &s, llvm::json::Path p) {
+  llvm::json::ObjectMapper o(v, p);
+  return o && o.map("mean", s.mean) && o.map("p50", s.p50) && o.map("p90", s.p90) && o.map("p99", s.p99);
+}
+} // namespace serve
+
+static bool fromJSON(const llvm::json::Value &v, PointResult::Serving &s, llvm::json::Path p) {
+  llvm::json::ObjectMapper o(v, p);
+  return o && o.map("requests", s.requests) && o.map("duration_s", s.duration) &&
+         o.map("requests_per_s", s.requestsPerSecond) && o.map("output_tokens_per_s", s.outputTokensPerSecond) &&
+         o.map("ttft_s", s.ttft) && o.map("tpot_s", s.tpot) && o.map("itl_s", s.itl) && o.map("e2e_s", s.e2e) &&
+         o.map("steps", s.steps) && o.map("preemptions", s.preemptions) && o.map("kv_blocks", s.kvBlocks) &&
+         o.map("kv_peak", s.kvPeak) && o.map("kv_mean", s.kvMean);
+}
+
 static bool fromJSON(const llvm::json::Value &v, PointResult &r, llvm::json::Path p) {
   llvm::json::ObjectMapper o(v, p);
   std::string workload;
@@ -204,10 +259,10 @@ static bool fromJSON(const llvm::json::Value &v, PointResult &r, llvm::json::Pat
       !o.map("gpus", r.gpus) || !o.map("memory", r.memory) || !o.mapOptional("fault_studies", r.faultStudies) ||
       !o.mapOptional("error", r.error))
     return false;
-  for (Workload w : {Workload::None, Workload::Training, Workload::Inference})
+  for (Workload w : {Workload::None, Workload::Training, Workload::Inference, Workload::Serving})
     if (nameOf(w) == workload) r.workload = w;
   if (nameOf(r.workload) != workload) {
-    p.field("workload").report("expected training or inference");
+    p.field("workload").report("expected training, inference or serving");
     return false;
   }
   const llvm::json::Object &obj = *v.getAsObject();
@@ -225,6 +280,8 @@ static bool fromJSON(const llvm::json::Value &v, PointResult &r, llvm::json::Pat
   // default member initializers when std::optional checks is_constructible.
   if (obj.get("step_time_s") && !readTraining(v, r.training.emplace(PointResult::Training{}), p)) return false;
   if (obj.get("ttft_s") && !readInference(v, r.inference.emplace(PointResult::Inference{}), p)) return false;
+  if (const llvm::json::Value *s = obj.get("serving"))
+    if (!fromJSON(*s, r.serving.emplace(PointResult::Serving{}), p.field("serving"))) return false;
   return true;
 }
 

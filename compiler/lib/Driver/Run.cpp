@@ -145,6 +145,19 @@ llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const Experi
   return res;
 }
 
+} // namespace
+
+llvm::Expected<double> run::finishSeconds(const ir::Program &prog, const ExperimentPoint &point,
+                                          const std::vector<int64_t> &active) {
+  std::map<int, ir::Group> kinds;
+  std::vector<net::Fault> none;
+  llvm::Expected<engine::SimResult> res = simulate(prog, point, Spans::None, "", &none, kinds, &active);
+  if (!res) return res.takeError();
+  return double(res->totalNs) * 1e-9;
+}
+
+namespace {
+
 /// Gives the collectives of `pipeline` (every one with `all`, else the
 /// data-parallel ones) their time, simulated once per distinct collective on
 /// one group of the full network (Symmetry.h).
@@ -332,6 +345,12 @@ double headline(const RunResult &r, bool training) { return training ? r.stepTim
 } // namespace
 
 llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOptions &opts) {
+  if (point.serving) {
+    if (!opts.timeline.empty())
+      return llvm::createStringError("--timeline shows one simulated step or batch; a serving point runs thousands "
+                                     "(its requests are in --output PREFIX.requests.csv)");
+    return run::runServing(point);
+  }
   bool training = point.isTraining();
   PipelineOptions po;
   po.layerBlocks = training && opts.mode != SimMode::Flattened; // whole again below if it runs flattened

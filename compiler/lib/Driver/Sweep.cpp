@@ -59,9 +59,12 @@ void writeResults(const std::string &prefix, std::vector<PointResult> results, D
     jsonl += resultJson(r) + "\n";
     csv += csvRow(r) + "\n";
   }
-  for (auto [path, text] : {std::pair{prefix + ".jsonl", &jsonl}, {prefix + ".csv", &csv}})
-    if (llvm::Error e = writeFileAtomically(path, *text))
-      diags.report(DiagID::CannotWrite, {}, path, llvm::toString(std::move(e)));
+  std::string requests = requestsCsv(results), kv = kvCsv(results);
+  for (auto [path, text] : {std::pair{prefix + ".jsonl", &jsonl}, {prefix + ".csv", &csv},
+                            {prefix + ".requests.csv", &requests}, {prefix + ".kv.csv", &kv}})
+    if (!text->empty())
+      if (llvm::Error e = writeFileAtomically(path, *text))
+        diags.report(DiagID::CannotWrite, {}, path, llvm::toString(std::move(e)));
 }
 
 /// The journal of a sweep: one line per finished point, flushed at once.

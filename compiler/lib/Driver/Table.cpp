@@ -40,9 +40,23 @@ void printResultRow(const PointResult &r, llvm::raw_ostream &os) {
   } else if (const auto &i = r.inference) {
     time = seconds(i->ttft) + " / " + seconds(i->itl);
     tps = fmt::format("{:.0f}", i->tokensPerSecond);
+  } else if (const auto &s = r.serving) { // medians; the line below has the tails
+    time = seconds(s->ttft.p50) + " / " + seconds(s->itl.p50);
+    tps = fmt::format("{:.0f}", s->outputTokensPerSecond);
   }
   os << llvm::formatv("{0,-20} {1,-30} {2,5} {3,10} {4,21} {5,6} {6,11}  {7}\n", r.experiment, r.label, r.gpus,
                       memory, time, mfu, tps, status(r));
+  if (const auto &s = r.serving) {
+    auto tail = [](const serve::Summary &x) {
+      return fmt::format("p50 {}, p90 {}, p99 {}", seconds(x.p50), seconds(x.p90), seconds(x.p99));
+    };
+    os << fmt::format("    serving: {} requests in {}, {:.2f} req/s; {} preemptions; KV cache peak {:.0f} %, mean "
+                      "{:.0f} % of {} blocks\n",
+                      s->requests, seconds(s->duration), s->requestsPerSecond, s->preemptions, 100 * s->kvPeak,
+                      100 * s->kvMean, s->kvBlocks);
+    os << "      TTFT " << tail(s->ttft) << "\n      ITL  " << tail(s->itl) << "\n      TPOT " << tail(s->tpot)
+       << "\n      E2E  " << tail(s->e2e) << "\n";
+  }
   for (const FaultStudy &f : r.faultStudies) {
     double base = f.baseline;
     os << fmt::format("    faults {}: {} samples, slowdown mean {:.3f}x, p50 {:.3f}x, p90 {:.3f}x, worst {:.3f}x\n",
@@ -53,30 +67,68 @@ void printResultRow(const PointResult &r, llvm::raw_ostream &os) {
 
 std::string csvHeader() {
   return "experiment,sweep,point,workload,feasible,reason,gpus,peak_bytes,capacity_bytes,step_time_s,mfu,"
-         "tokens_per_s,compute_s,exposed_communication_s,pipeline_bubble_s,idle_s,ttft_s,itl_s,total_s";
+         "tokens_per_s,compute_s,exposed_communication_s,pipeline_bubble_s,idle_s,ttft_s,itl_s,total_s,requests_per_s,"
+         "ttft_p50_s,ttft_p99_s,itl_p50_s,itl_p99_s,e2e_p50_s,e2e_p99_s";
+}
+
+namespace {
+/// Quoted text with its own quotes turned into apostrophes: no escaping for
+/// spreadsheets to get wrong.
+std::string text(std::string s) {
+  std::replace(s.begin(), s.end(), '"', '\'');
+  return "\"" + s + "\"";
+}
+} // namespace
+
+std::string requestsCsv(const std::vector<PointResult> &results) {
+  std::string out;
+  for (const PointResult &r : results) {
+    if (!r.serving || r.serving->records.empty()) continue;
+    if (out.empty()) out = "experiment,point,request,replica,sent_s,prompt,output,ttft_s,tpot_s,e2e_s,preemptions\n";
+    for (const serve::RequestRecord &q : r.serving->records) {
+      double tpot = q.output > 1 ? (q.finish - q.firstToken) / double(q.output - 1) : 0;
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", text(r.experiment), text(r.label), q.id, q.replica,
+                         jsonNumberText(q.sent), q.prompt, q.output, jsonNumberText(q.firstToken - q.sent),
+                         q.output > 1 ? jsonNumberText(tpot) : "", jsonNumberText(q.finish - q.sent), q.preemptions);
+    }
+  }
+  return out;
+}
+
+std::string kvCsv(const std::vector<PointResult> &results) {
+  std::string out;
+  for (const PointResult &r : results) {
+    if (!r.serving || r.serving->occupancy.empty()) continue;
+    if (out.empty()) out = "experiment,point,time_s,replica,blocks,share\n";
+    for (const serve::Occupancy &o : r.serving->occupancy)
+      out += fmt::format("{},{},{},{},{},{}\n", text(r.experiment), text(r.label), jsonNumberText(o.time), o.replica,
+                         o.blocks, jsonNumberText(double(o.blocks) / double(r.serving->kvBlocks)));
+  }
+  return out;
 }
 
 std::string csvRow(const PointResult &r) {
-  // Quoted text with its own quotes turned into apostrophes: no escaping for
-  // spreadsheets to get wrong.
-  auto text = [](std::string s) {
-    std::replace(s.begin(), s.end(), '"', '\'');
-    return "\"" + s + "\"";
-  };
   // Absent figures are empty cells.
   auto num = [](bool present, double x) { return present ? jsonNumberText(x) : std::string(); };
   bool mem = r.memory.has_value(), train = r.training.has_value(), infer = r.inference.has_value();
   PointResult::Memory m = r.memory.value_or(PointResult::Memory());
   PointResult::Training t = r.training.value_or(PointResult::Training());
   PointResult::Inference i = r.inference.value_or(PointResult::Inference());
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", text(r.experiment), text(r.sweep),
+  bool serving = r.serving.has_value();
+  PointResult::Serving s = serving ? *r.serving : PointResult::Serving();
+  // The tokens/s column: output tokens for serving, as vLLM's benchmark reports.
+  double tps = train ? t.tokensPerSecond : infer ? i.tokensPerSecond : s.outputTokensPerSecond;
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", text(r.experiment),
+                     text(r.sweep),
                      text(r.label), text(std::string(nameOf(r.workload))), r.feasible && r.error.empty(),
                      text(r.error.empty() ? r.reason : "failed: " + r.error),
                      num(true, double(r.gpus)), num(mem, m.peak), num(mem, m.capacity), num(train, t.stepTime),
-                     num(train, t.mfu), num(train || infer, train ? t.tokensPerSecond : i.tokensPerSecond),
+                     num(train, t.mfu), num(train || infer || serving, tps),
                      num(train, t.computeTime), num(train, t.exposedComm), num(train, t.bubble), num(train, t.idle),
                      num(infer, i.ttft),
-                     num(infer, i.itl), num(infer, i.total));
+                     num(infer, i.itl), num(infer, i.total), num(serving, s.requestsPerSecond),
+                     num(serving, s.ttft.p50), num(serving, s.ttft.p99), num(serving, s.itl.p50),
+                     num(serving, s.itl.p99), num(serving, s.e2e.p50), num(serving, s.e2e.p99));
 }
 
 } // namespace rapid

@@ -3,6 +3,7 @@
 
 #include "Hierarchical.h"
 
+#include "rapid/Driver/Run.h"
 #include "rapid/IR/IR.h"
 #include "rapid/Sema/Sema.h"
 #include "rapid/Collectives/CommGroups.h"
@@ -27,6 +28,15 @@ struct Simulation {
 llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const ExperimentPoint &point,
                                            const std::vector<int64_t> *active = nullptr,
                                            const RankBlockTimes *blockTimes = nullptr);
+
+/// Simulates the `active` ranks of `prog` on the point's network with its
+/// explicit faults (Run.cpp); when the last of them finishes, in seconds.
+llvm::Expected<double> finishSeconds(const ir::Program &prog, const ExperimentPoint &point,
+                                     const std::vector<int64_t> &active);
+
+/// A serving point: requests through its engine, each step costed by the
+/// pipeline and the network (Serving.cpp).
+llvm::Expected<RunResult> runServing(const ExperimentPoint &point);
 
 /// Applies the point's explicit link faults to its network.
 llvm::Error applyPointFaults(const ExperimentPoint &point, net::Topology &topo);

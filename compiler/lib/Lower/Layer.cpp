@@ -162,6 +162,8 @@ Op residualGradAdd(const Shard &sh, const char *name) {
 int64_t qLocal(const Shard &sh) { return sh.headsLocal * sh.model.headDim; }
 int64_t qkvLocal(const Shard &sh) { return qLocal(sh) + 2 * sh.kvLocal; }
 
+} // namespace
+
 Op flashAttention(const Shard &sh, bool backward) {
   Op op;
   op.kind = OpKind::FlashAttention;
@@ -192,10 +194,13 @@ Op decodeAttention(const Shard &sh) {
   return op;
 }
 
+namespace {
+
 /// The core of attention: scores, (causal-masked) softmax, the attention
 /// probabilities' dropout, and attention over V. FlashAttention fuses all of
 /// it, dropout included.
 void attentionForward(Chain &c, const Shard &sh) {
+  if (!sh.attention) return; // a serving step's attention is costed per request (Serving.cpp)
   if (sh.decode) {
     c.add(decodeAttention(sh));
     return;

@@ -115,6 +115,9 @@ Shard makeShard(const ir::Layout &layout, const ExperimentPoint &p) {
     sh.gradBytes = bytesOf(p.stack.gradPrecision);
     sh.gradReduceOverlap = p.stack.gradReduceOverlap;
     sh.ppScatterGather = p.stack.ppScatterGather;
+  } else if (const ServingSpec *sv = p.serving ? &*p.serving : nullptr) {
+    sh.seq = 1; // a step's shapes are set per step (buildServeBody, serveAttention)
+    sh.kvBytes = bytesOf(sv->kvPrecision);
   } else {
     const InferenceSpec &i = *p.inference;
     sh.flash = i.flashAttention;

@@ -72,29 +72,29 @@ bool inDecodeStep(const Op &op, bool training) { return !training && op.micro >=
 
 } // namespace
 
+void costOp(Op &op, const ExperimentPoint &point, CostMemo &memo) {
+  if (op.isComm()) {
+    op.bound = ir::Bound::Network;
+    return;
+  }
+  if (op.kind == OpKind::Block) return; // timed by the driver's probe
+  CostMemo::Key key{op.kind, op.shape.m, op.shape.n, op.shape.k, op.shape.batch, op.dtype,
+                    op.causal, op.phase == ir::Phase::Backward, op.bytes, op.flops, op.kernels};
+  auto it = memo.costs.find(key);
+  if (it == memo.costs.end()) it = memo.costs.emplace(key, costOf(point.gpu, point.stack, op)).first;
+  cost::KernelCost c = cost::launched(it->second, cost::launchCost(point.stack, inDecodeStep(op, point.isTraining())));
+  op.time = c.time;
+  op.bound = boundOf(c.bound);
+  const cost::Traffic &t = c.bytes;
+  if (op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention) op.bytes = t.hbm.value();
+  op.l2Bytes = t.l2.value();
+  op.smemBytes = t.smem.value();
+}
+
 void costPass(ir::Program &prog, const ExperimentPoint &point) {
-  const GpuSpec &gpu = point.gpu;
-  using Key = std::tuple<OpKind, int64_t, int64_t, int64_t, int64_t, DType, bool, bool, double, double, int32_t>;
-  std::map<Key, cost::KernelCost> memo;
+  CostMemo memo;
   for (ir::Graph &g : prog.stages)
-    for (Op &op : g.ops) {
-      if (op.isComm()) {
-        op.bound = ir::Bound::Network;
-        continue;
-      }
-      if (op.kind == OpKind::Block) continue; // timed by the driver's probe
-      Key key{op.kind, op.shape.m, op.shape.n, op.shape.k, op.shape.batch, op.dtype,
-              op.causal, op.phase == ir::Phase::Backward, op.bytes, op.flops, op.kernels};
-      auto it = memo.find(key);
-      if (it == memo.end()) it = memo.emplace(key, costOf(gpu, point.stack, op)).first;
-      cost::KernelCost c = cost::launched(it->second, cost::launchCost(point.stack, inDecodeStep(op, point.isTraining())));
-      op.time = c.time;
-      op.bound = boundOf(c.bound);
-      const cost::Traffic &t = c.bytes;
-      if (op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention) op.bytes = t.hbm.value();
-      op.l2Bytes = t.l2.value();
-      op.smemBytes = t.smem.value();
-    }
+    for (Op &op : g.ops) costOp(op, point, memo);
 }
 
 } // namespace rapid

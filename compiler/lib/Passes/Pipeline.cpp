@@ -36,6 +36,7 @@ std::span<const Pass> passes() {
 ir::Program compilePoint(const ExperimentPoint &point, const PipelineOptions &opts) {
   ir::Program prog;
   prog.layerBlocks = opts.layerBlocks;
+  prog.serveStep = opts.serveStep;
   for (const Pass &pass : passes()) {
     pass.run(prog, point);
     verifyOrDie(prog, pass.name);

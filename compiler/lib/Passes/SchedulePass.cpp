@@ -216,13 +216,19 @@ private:
 
 void schedulePass(ir::Program &prog, const ExperimentPoint &p) {
   lower::Shard sh = lower::makeShard(prog.layout, p);
-  if (!sh.training)
+  if (prog.serveStep) { // one step of T new tokens
+    sh.b = 1;
+    sh.seq = 0; // no cache of its own: the driver sizes the engine's KV blocks
+    sh.s = sh.tokens = prog.serveStep->tokens;
+  } else if (!sh.training)
     prog.decode = lower::decodeSamples(sh.seq, sh.decodeTokens, sh.decodeSamples);
   for (int64_t s = 0; s < sh.layout.pp; ++s) {
     ir::Graph g;
     g.stage = int32_t(s);
     if (sh.training)
       StageBuilder(sh, g, s, p.training->schedule, prog.layerBlocks).build();
+    else if (prog.serveStep)
+      lower::buildServeBody(sh, g, s, *prog.serveStep);
     else
       lower::buildInferenceStage(sh, g, s, prog.decode);
     prog.stages.push_back(std::move(g));
@@ -230,6 +236,8 @@ void schedulePass(ir::Program &prog, const ExperimentPoint &p) {
     prog.memory.stageLayers.push_back(sh.stageLayerCount(s));
   }
   lower::memoryFacts(sh, prog);
+  if (prog.serveStep) // the engine samples up to a step's sequences; its KV cache is sized by the driver
+    prog.memory.logits = 4.0 * double(prog.serveStep->maxSampled) * double(sh.model.vocab);
 }
 
 } // namespace rapid

@@ -51,13 +51,16 @@ struct Checker {
 
   void run() {
     if (p.workload() == Workload::None) {
-      problems.push_back({"an experiment needs exactly one of 'training { ... }' or 'inference { ... }'",
-                          exp.decl->name.range});
+      problems.push_back(
+          {"an experiment needs exactly one of 'training { ... }', 'inference { ... }' or 'serving { ... }'",
+           exp.decl->name.range});
       return;
     }
     gpus();
     model();
-    p.training ? training(*p.training) : inference(*p.inference);
+    if (p.training) training(*p.training);
+    if (p.inference) inference(*p.inference);
+    if (p.serving) serving(*p.serving);
     attention();
     links();
     mapping();
@@ -171,6 +174,21 @@ struct Checker {
            i.prefill, i.decode, kMaxTokensInFlight);
   }
 
+  /// A serving run's replicas are independent engines: each request runs on
+  /// one, so a group spanning replicas (experts over dp) or a split sequence
+  /// (cp) is not an engine the scheduler models.
+  void serving(const ServingSpec &s) {
+    if (par.cp > 1) fail("parallel.cp", "serving runs whole sequences on each replica (cp = {}); use tp or pp", par.cp);
+    if (par.ep > 1)
+      fail("parallel.ep", "serving keeps experts within one replica (ep = {}); its replicas are dp", par.ep);
+    if (p.faults && !p.faults->random.empty())
+      fail("faults", "fault set '{}' draws random faults, which serving does not sample; give its faults as soft or hard "
+           "links", p.faults->name);
+    if (s.tokenBudget < s.maxBatch && s.scheduler == ServeScheduler::Chunked)
+      fail("serving.token_budget", "token_budget = {} is less than max_batch = {}: a step could not decode every sequence",
+           s.tokenBudget, s.maxBatch);
+  }
+
   void mapping() {
     if (p.mapping.empty()) return;
     std::map<std::string, int64_t> sizes;
@@ -220,12 +238,15 @@ struct Checker {
 
   /// The fused attention kernel must be able to run the model's heads.
   void attention() {
-    bool flash = p.training ? p.training->flashAttention : p.inference->flashAttention;
+    // Serving engines always run fused (paged) attention kernels.
+    bool flash = p.training ? p.training->flashAttention : p.inference ? p.inference->flashAttention : true;
     if (!flash) return;
     std::string problem = cost::flashAttentionProblem(p.gpu, m.headDim, p.precision(), p.stack.attention);
     if (!problem.empty())
-      problems.push_back({problem, at(exp.fields.count("stack") ? "stack" : p.training ? "training.flash_attention"
-                                                                                         : "inference.flash_attention")});
+      problems.push_back({problem, at(exp.fields.count("stack") ? "stack"
+                                      : p.training                 ? "training.flash_attention"
+                                      : p.inference                ? "inference.flash_attention"
+                                                                   : "stack")});
   }
 
   void faults() {

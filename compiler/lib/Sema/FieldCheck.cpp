@@ -15,10 +15,11 @@ std::string foundQuantity(const Value &v, const ast::Expr *written) {
   return d.substr(0, d.find(" (")) + " (" + n->unit + ")";
 }
 
-std::string exampleFor(Dim d) {
+std::string exampleFor(const FieldSpec &spec) {
+  Dim d = spec.dim;
   if (d == Dim::size()) return "80 GiB";
   if (d == Dim::time()) return "500 ns";
-  if (d == Dim::frequency()) return "1.41 GHz";
+  if (d == Dim::frequency()) return spec.path.ends_with("rate") ? "8 req/s" : "1.41 GHz"; // arrivals, or a clock
   if (d == Dim::bandwidth()) return "100 GB/s";
   if (d == Dim::compute()) return "312 TFLOP/s";
   return "";
@@ -30,8 +31,8 @@ std::string unitHint(const FieldSpec &spec, const Value &v, const ast::Expr *wri
     std::string s = suggestUnit(n->unit, spec.dim);
     return s.empty() ? "" : fmt::format("; did you mean '{}'?", s);
   }
-  if (v.q.dim.isNumber() && !exampleFor(spec.dim).empty())
-    return fmt::format("; add a unit, as in '{}'", exampleFor(spec.dim));
+  if (v.q.dim.isNumber() && !exampleFor(spec).empty())
+    return fmt::format("; add a unit, as in '{}'", exampleFor(spec));
   return "";
 }
 
@@ -122,6 +123,9 @@ Value checkField(const FieldSpec &spec, Value v, const ast::Expr *written, llvm:
   case FieldType::Ref:
   case FieldType::Name:
     if (v.kind != Value::Kind::Symbol) return wrongKind("a name");
+    return v;
+  case FieldType::Text:
+    if (v.kind != Value::Kind::String) return wrongKind("a quoted string");
     return v;
   case FieldType::Distribution:
     if (v.isNumber() && v.q.dim.isNumber()) {

@@ -27,6 +27,7 @@ std::string text(E e) {
 }
 template <DeclKind K> std::string text(const Ref<K> &r) { return r.name; }
 std::string text(const DimName &n) { return n.name; }
+std::string text(const std::string &s) { return "\"" + s + "\""; }
 std::string text(const Distribution &d) {
   if (d.kind == Distribution::Kind::Constant) return fmt::format("constant({})", formatNumber(d.a));
   return fmt::format("{}({}, {})", nameOf(d.kind), formatNumber(d.a), formatNumber(d.b));
@@ -44,6 +45,7 @@ void json(llvm::json::OStream &j, E e) {
 }
 template <DeclKind K> void json(llvm::json::OStream &j, const Ref<K> &r) { j.value(r.name); }
 void json(llvm::json::OStream &j, const DimName &n) { j.value(n.name); }
+void json(llvm::json::OStream &j, const std::string &s) { j.value(s); }
 void json(llvm::json::OStream &j, const Distribution &d) {
   j.object([&] {
     j.attribute("dist", llvm::StringRef(nameOf(d.kind)));
@@ -84,6 +86,7 @@ Fields experimentFields(const ExperimentPoint &p) {
   f.add(p.refs).add(p.parallel);
   if (p.training) f.add(*p.training);
   if (p.inference) f.add(*p.inference);
+  if (p.serving) f.add(*p.serving);
   return std::move(f.sorted());
 }
 

@@ -1,6 +1,8 @@
 //===- Resolve.cpp - Experiments into fully resolved points ---------------===//
 #include "SemaImpl.h"
 
+#include "llvm/Support/Path.h"
+
 #include "rapid/Network/TopologyKinds.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -177,6 +179,19 @@ ExperimentPoint Sema::resolvePoint(const Record &exp, const FieldValues &overrid
   p.parallel = typedSpec<ParallelSpec>(fields);
   if (exp.sections.count("training")) p.training = typedSpec<TrainingSpec>(fields);
   if (exp.sections.count("inference")) p.inference = typedSpec<InferenceSpec>(fields);
+  if (exp.sections.count("serving")) {
+    p.serving = typedSpec<ServingSpec>(fields);
+    // A trace is named relative to the file that names it.
+    if (auto it = fields.find("serving.trace"); it != fields.end() && !p.serving->trace.empty() &&
+                                                llvm::sys::path::is_relative(p.serving->trace)) {
+      llvm::SourceMgr &sm = diags.sourceMgr();
+      if (unsigned buf = sm.FindBufferContainingLoc(it->second.range.Start)) {
+        llvm::SmallString<256> path(llvm::sys::path::parent_path(sm.getMemoryBuffer(buf)->getBufferIdentifier()));
+        llvm::sys::path::append(path, p.serving->trace);
+        p.serving->trace = std::string(path);
+      }
+    }
+  }
   if (const Record *m = resolveRef(fields["model"], "model")) {
     p.model = typedSpec<ModelSpec>(resolveFields(*m, &sub["model"]));
     p.model.name = m->name();

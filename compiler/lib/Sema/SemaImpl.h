@@ -24,6 +24,7 @@ void assign(const Value &v, double &out);
 void assign(const Value &v, bool &out);
 void assign(const Value &v, Distribution &out);
 void assign(const Value &v, DimName &out);
+void assign(const Value &v, std::string &out);
 template <class Tag> void assign(const Value &v, Unit<Tag> &out) { out = Unit<Tag>(v.num()); }
 template <DeclKind K> void assign(const Value &v, Ref<K> &out) { out.name = v.s; }
 template <class E>

@@ -7,6 +7,7 @@ void assign(const Value &v, int64_t &out) { out = int64_t(v.num()); }
 void assign(const Value &v, double &out) { out = v.num(); }
 void assign(const Value &v, bool &out) { out = v.b; }
 void assign(const Value &v, DimName &out) { out.name = v.s; }
+void assign(const Value &v, std::string &out) { out = v.s; }
 
 /// `normal(m, sd)`, `uniform(lo, hi)`, `constant(v)`; checkField has turned
 /// a plain number into `constant(v)`.

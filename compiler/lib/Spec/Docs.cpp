@@ -61,6 +61,7 @@ std::string typeOf(const FieldSpec &f) {
   case FieldType::Ref: return fmt::format("a `{}`", nameOf(f.refKind));
   case FieldType::Distribution: return "`normal(m, sd)`, `uniform(lo, hi)` or a number";
   case FieldType::Name: return "a dimension name or `all`";
+  case FieldType::Text: return "a quoted string";
   }
   return "";
 }
@@ -93,6 +94,7 @@ std::string fieldTablesMarkdown() {
          table("random fault", SpecFields<RandomFaultSpec>::rows()) +
          table("experiment", SpecFields<ExperimentRefs>::rows()) +
          table("training", SpecFields<TrainingSpec>::rows()) + table("inference", SpecFields<InferenceSpec>::rows()) +
+         table("serving", SpecFields<ServingSpec>::rows()) +
          table("parallel", SpecFields<ParallelSpec>::rows());
 }
 

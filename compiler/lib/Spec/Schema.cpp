@@ -45,6 +45,12 @@ constexpr FieldSpec kInference[] = {
 #include "rapid/Spec/InferenceFields.def"
 };
 
+constexpr FieldSpec kServing[] = {
+#define RAPID_FIELD(member, path, type, deflt, bound, doc)                                                        \
+  fieldRow<type>(path, deflt, FieldBound::bound, doc, "serving", false),
+#include "rapid/Spec/ServingFields.def"
+};
+
 constexpr FieldSpec kParallel[] = {
 #define RAPID_FIELD(member, path, type, deflt, bound, doc) fieldRow<type>(path, deflt, FieldBound::bound, doc, {}, false),
 #include "rapid/Spec/ParallelFields.def"
@@ -67,14 +73,14 @@ constexpr FieldSpec kRandomFault[] = {
 #include "rapid/Spec/FaultFields.def"
 };
 
-/// An experiment holds its references and its three sections in one table.
+/// An experiment holds its references and its four sections in one table.
 template <size_t... N> constexpr auto concat(const FieldSpec (&...parts)[N]) {
   std::array<FieldSpec, (N + ...)> out{};
   size_t at = 0;
   ((std::copy(parts, parts + N, out.begin() + at), at += N), ...);
   return out;
 }
-constexpr auto kExperiment = concat(kRefs, kTraining, kInference, kParallel);
+constexpr auto kExperiment = concat(kRefs, kTraining, kInference, kServing, kParallel);
 
 template <size_t N> constexpr size_t size(const FieldSpec (&)[N]) { return N; }
 std::span<const FieldSpec> slice(size_t from, size_t count) { return std::span(kExperiment).subspan(from, count); }
@@ -103,8 +109,11 @@ std::span<const FieldSpec> SpecFields<TrainingSpec>::rows() { return slice(size(
 std::span<const FieldSpec> SpecFields<InferenceSpec>::rows() {
   return slice(size(kRefs) + size(kTraining), size(kInference));
 }
+std::span<const FieldSpec> SpecFields<ServingSpec>::rows() {
+  return slice(size(kRefs) + size(kTraining) + size(kInference), size(kServing));
+}
 std::span<const FieldSpec> SpecFields<ParallelSpec>::rows() {
-  return slice(size(kRefs) + size(kTraining) + size(kInference), size(kParallel));
+  return slice(size(kRefs) + size(kTraining) + size(kInference) + size(kServing), size(kParallel));
 }
 std::span<const FieldSpec> SpecFields<DimensionSpec>::rows() { return kDim; }
 std::span<const FieldSpec> SpecFields<LinkFaultSpec>::rows() { return kLinkFault; }
@@ -163,6 +172,7 @@ std::string_view nameOf(Workload w) {
   switch (w) {
   case Workload::Training: return "training";
   case Workload::Inference: return "inference";
+  case Workload::Serving: return "serving";
   case Workload::None: break;
   }
   return "";

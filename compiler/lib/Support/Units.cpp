@@ -20,7 +20,7 @@ struct NamedUnit {
 };
 
 // Every atomic spelling. Composite units are "atom/atom" (GB/s, TFLOP/s).
-constexpr std::array<NamedUnit, 29> kUnits{{
+constexpr std::array<NamedUnit, 30> kUnits{{
     {"B", 1, Dim::size()},          {"KB", 1e3, Dim::size()},
     {"MB", 1e6, Dim::size()},       {"GB", 1e9, Dim::size()},
     {"TB", 1e12, Dim::size()},      {"PB", 1e15, Dim::size()},
@@ -37,6 +37,7 @@ constexpr std::array<NamedUnit, 29> kUnits{{
     {"FLOP", 1, Dim::work()},       {"GFLOP", 1e9, Dim::work()},
     {"TFLOP", 1e12, Dim::work()},   {"PFLOP", 1e15, Dim::work()},
     {"%", 0.01, Dim::number()},
+    {"req", 1, Dim::number()}, // a count of requests: `8 req/s` is a rate
 }};
 
 const NamedUnit *findAtom(std::string_view s) {

@@ -27,7 +27,10 @@ def fields(rapidc):
 
 
 def run(rapidc, base, args, view):
-    res = subprocess.run([rapidc, base] + args + VIEWS[view], capture_output=True, text=True)
+    # From the base file's folder: a file named on the command line (a
+    # serving trace) is relative to the working directory.
+    res = subprocess.run([rapidc, base] + args + VIEWS[view], capture_output=True, text=True,
+                         cwd=os.path.dirname(os.path.abspath(base)))
     if res.returncode != 0:
         return None, res.stderr.strip()
     return res.stdout, ""

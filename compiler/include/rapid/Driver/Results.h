@@ -55,9 +55,22 @@ struct PointResult {
   };
   std::optional<Inference> inference;
 
+  /// Present when a serving point was simulated (docs/serving.md).
+  struct Serving {
+    int64_t requests = 0, steps = 0, preemptions = 0, kvBlocks = 0;
+    double duration = 0, requestsPerSecond = 0, outputTokensPerSecond = 0, kvPeak = 0, kvMean = 0;
+    serve::Summary ttft, tpot, itl, e2e;
+    /// Per request and per step; kept for PREFIX.requests.csv and
+    /// PREFIX.kv.csv, not in the JSON line (a resumed point has none).
+    std::vector<serve::RequestRecord> records;
+    std::vector<serve::Occupancy> occupancy;
+  };
+  std::optional<Serving> serving;
+
   std::vector<FaultStudy> faultStudies;
 
-  /// The time points are ranked by: step time, or total latency.
+  /// The time points are ranked by: step time, total latency, or a served
+  /// request's mean end-to-end latency.
   std::optional<double> headline() const;
   /// Identifies the point across runs: experiment, sweep and swept values.
   std::string key() const;
@@ -80,6 +93,13 @@ llvm::Expected<PointResult> readResult(llvm::StringRef line, std::string *finger
 /// (neither with its newline).
 std::string csvHeader();
 std::string csvRow(const PointResult &r);
+
+/// Serving points' files of `--output`: PREFIX.requests.csv, one row per
+/// request (its replica, when it was sent, its lengths and latencies), and
+/// PREFIX.kv.csv, the KV blocks each replica used at each step. Empty
+/// when no result has them.
+std::string requestsCsv(const std::vector<PointResult> &results);
+std::string kvCsv(const std::vector<PointResult> &results);
 
 /// The table of `rapidc exp.rapid`: GPUs, peak memory, step time or
 /// TTFT/ITL, MFU, tokens per second, and ok or why it was pruned; a line

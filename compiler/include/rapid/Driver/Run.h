@@ -10,6 +10,7 @@
 #include "rapid/Network/Faults.h"
 #include "rapid/Passes/Memory.h"
 #include "rapid/Sema/Sema.h"
+#include "rapid/Serve/Serve.h"
 
 #include "llvm/Support/Error.h"
 
@@ -53,6 +54,8 @@ struct RunResult {
   double tokensPerSecond = 0;
   // Inference.
   double ttft = 0, itl = 0, total = 0;
+  std::optional<serve::Result> serving; ///< a serving point's requests and their latencies
+  int64_t kvBlocks = 0;                  ///< serving: KV-cache blocks of one replica
   uint64_t events = 0;      ///< simulator events, for throughput figures
   bool hierarchical = false; ///< which mode ran
   int64_t simulatedRanks = 0; ///< ranks the (pipeline) simulation ran; the others repeat them

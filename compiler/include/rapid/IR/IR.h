@@ -153,6 +153,13 @@ struct DecodeSample {
   double weight = 1;
 };
 
+/// Serving: the engine step a program lowers (Lower.h buildServeBody).
+struct ServeStep {
+  int64_t tokens = 1;      ///< new tokens of every request in the step
+  int64_t maxSampled = 1;  ///< sequences a step samples at most: their logits' memory
+  bool decodeOnly = false; ///< no prefill in it: replayed from CUDA graphs where the stack captures decode
+};
+
 /// Memory of one rank of a stage at its peak (bytes).
 struct StageMemory {
   int32_t stage = 0;
@@ -184,6 +191,8 @@ struct Program {
   std::vector<Graph> stages;
   MemoryFacts memory;
   std::vector<DecodeSample> decode;
+  /// Set before the schedule pass for serving: the one step to lower.
+  std::optional<ServeStep> serveStep;
   std::optional<MemoryReport> memoryReport;
 };
 

@@ -47,6 +47,7 @@ struct Shard {
   bool gradReduceOverlap = true; ///< stack.grad_reduce_overlap
   bool fused = true;             ///< stack.fused_kernels
   bool ppScatterGather = false;  ///< stack.pp_scatter_gather
+  bool attention = true;         ///< false: layers lower without their attention core (serving steps)
 
   int64_t layerBegin(int64_t chunk, int64_t stage) const { return layout.layerBegin(chunk, stage); }
   int64_t layerEnd(int64_t chunk, int64_t stage) const { return layout.layerEnd(chunk, stage); }
@@ -134,7 +135,28 @@ double stageParams(const Shard &sh, int64_t stage);
 double storedAll(const Shard &sh, int64_t layer);
 void memoryFacts(const Shard &sh, ir::Program &prog);
 
+// Serving.cpp: one engine step of a serving run (docs/serving.md).
+/// The step's work that depends only on its `step.tokens` new tokens:
+/// embedding, every layer but its attention core, the stage sends. The
+/// attention of each request and the LM head are costed per step by the
+/// driver from the ops below.
+void buildServeBody(const Shard &sh, ir::Graph &g, int64_t stage, const ir::ServeStep &step);
+/// One layer's attention cores for a step: a FlashAttention op per prefill
+/// chunk (`q` new tokens after `context` cached ones) and one decode op for
+/// `decodeSeqs` single-token sequences attending over `decodeKv` cached
+/// tokens in all (the cache each reads, plus its new token).
+struct PrefillChunk {
+  int64_t q = 0, context = 0;
+};
+std::vector<Op> serveAttention(const Shard &sh, const std::vector<PrefillChunk> &chunks, int64_t decodeSeqs,
+                               int64_t decodeKv);
+/// The LM head's ops for `sampled` sequences (their last token's logits).
+std::vector<Op> serveHead(const Shard &sh, int64_t sampled);
+
 // Layer.cpp
+Op flashAttention(const Shard &sh, bool backward);
+/// One token per sequence reads the whole KV cache (FlashDecoding's split-KV kernel).
+Op decodeAttention(const Shard &sh);
 void layerForward(Chain &c, const Shard &sh, int64_t layer);
 void layerBackward(Chain &c, const Shard &sh, int64_t layer);
 void embeddingForward(Chain &c, const Shard &sh);

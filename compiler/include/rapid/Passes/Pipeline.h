@@ -16,7 +16,11 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include "rapid/Cost/KernelCost.h"
+
+#include <map>
 #include <span>
+#include <tuple>
 
 namespace rapid {
 
@@ -25,6 +29,8 @@ struct PipelineOptions {
   llvm::raw_ostream *printAfterAll = nullptr;
   /// Lower layers of microbatches after the first as blocks (ir::Program::layerBlocks).
   bool layerBlocks = false;
+  /// Serving: lower this engine step instead of the point's workload.
+  std::optional<ir::ServeStep> serveStep;
 };
 
 /// A pass transforms a program in place; `point` gives it the resolved
@@ -39,6 +45,17 @@ std::span<const Pass> passes();
 
 /// Runs every pass over one feasible point, verifying the IR between passes.
 ir::Program compilePoint(const ExperimentPoint &point, const PipelineOptions &opts);
+
+/// Kernel costs already computed, by everything that decides them. Layers
+/// repeat the same shapes, so each program (or serving run) keeps one.
+struct CostMemo {
+  using Key = std::tuple<ir::OpKind, int64_t, int64_t, int64_t, int64_t, DType, bool, bool, double, double, int32_t>;
+  std::map<Key, cost::KernelCost> costs;
+};
+
+/// Gives one op its time and bound as the cost pass does (a serving step's
+/// attention and head, costed outside a program).
+void costOp(ir::Op &op, const ExperimentPoint &point, CostMemo &memo);
 
 // The passes, each in its own file.
 void layoutPass(ir::Program &prog, const ExperimentPoint &point);

@@ -41,6 +41,7 @@ struct ExperimentPoint {
   ExperimentRefs refs;
   std::optional<TrainingSpec> training;   ///< `training { ... }` was written
   std::optional<InferenceSpec> inference; ///< `inference { ... }` was written
+  std::optional<ServingSpec> serving;     ///< `serving { ... }` was written
   ParallelSpec parallel;
   std::vector<DegreeMapping> mapping;
   ModelSpec model;
@@ -49,14 +50,18 @@ struct ExperimentPoint {
   TopologySpec network;
   std::optional<FaultsSpec> faults;
 
-  /// Training or inference; None when both or neither section is written
-  /// (Sema reports that, so a point that reaches lowering has one).
+  /// Training, inference or serving; None unless exactly one of the
+  /// sections is written (Sema reports that, so a point that reaches
+  /// lowering has one).
   Workload workload() const {
-    return training && !inference ? Workload::Training : inference && !training ? Workload::Inference : Workload::None;
+    if (int(training.has_value()) + int(inference.has_value()) + int(serving.has_value()) != 1) return Workload::None;
+    return training ? Workload::Training : inference ? Workload::Inference : Workload::Serving;
   }
   bool isTraining() const { return workload() == Workload::Training; }
   /// The math precision of the workload.
-  DType precision() const { return training ? training->precision : inference ? inference->precision : DType::BF16; }
+  DType precision() const {
+    return training ? training->precision : inference ? inference->precision : serving ? serving->precision : DType::BF16;
+  }
 };
 
 struct SemaOptions {

@@ -38,6 +38,10 @@ enum class TensorCoreOperands : uint8_t { Registers, Shared };
 enum class AttentionKernel : uint8_t { Flash2, Flash3 };
 /// Which kernels a stack replays from captured CUDA graphs.
 enum class CudaGraphs : uint8_t { None, Decode, All };
+/// How a serving engine batches requests (docs/serving.md).
+enum class ServeScheduler : uint8_t { Static, Continuous, Chunked };
+/// How requests are spread over data-parallel replicas.
+enum class ServeRouter : uint8_t { RoundRobin, LeastLoaded };
 /// Soft faults derate links; hard ones remove them.
 enum class FaultMode : uint8_t { Derate, Remove };
 
@@ -77,6 +81,12 @@ template <> struct EnumInfo<AttentionKernel> {
 };
 template <> struct EnumInfo<CudaGraphs> {
   static constexpr std::string_view names[] = {"none", "decode", "all"};
+};
+template <> struct EnumInfo<ServeScheduler> {
+  static constexpr std::string_view names[] = {"static", "continuous", "chunked"};
+};
+template <> struct EnumInfo<ServeRouter> {
+  static constexpr std::string_view names[] = {"round_robin", "least_loaded"};
 };
 template <> struct EnumInfo<FaultMode> {
   static constexpr std::string_view names[] = {"derate", "remove"};

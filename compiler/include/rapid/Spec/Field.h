@@ -13,6 +13,7 @@
 #pragma once
 
 #include "rapid/Spec/Enums.h"
+#include "rapid/Support/Random.h"
 #include "rapid/Support/Units.h"
 
 #include <array>
@@ -33,6 +34,7 @@ enum class FieldType {
   Ref,          ///< a declaration of kind `refKind`
   Distribution, ///< normal(m, sd), uniform(lo, hi), constant(v)
   Name,         ///< a name checked elsewhere (a dimension of the network)
+  Text,         ///< a quoted string (a file name)
 };
 
 /// A number field's range: a lower side and an inclusive upper limit (in
@@ -77,7 +79,9 @@ inline constexpr double kClock = 1e12;       ///< 1 THz
 inline constexpr double kSmCount = 1 << 16;
 inline constexpr double kLatency = 1;        ///< 1 s: hops and launches take microseconds
 inline constexpr double kFactor = 1000;      ///< ratios: calibrations, capacity factor, oversubscription
-inline constexpr double kSeed = 0x1p53;      ///< every integer up to 2^53 is exact in a double
+inline constexpr double kSeed = 0x1p53;
+inline constexpr double kRequests = 1 << 24; ///< a serving run: each request is scheduled, step by step
+inline constexpr double kRate = 1e9;         ///< requests per second: a million times the busiest engines      ///< every integer up to 2^53 is exact in a double
 } // namespace limit
 
 /// A declaration that a field refers to by name: `model = llama3_70b;`.
@@ -102,6 +106,15 @@ struct Distribution {
   friend bool operator==(const Distribution &, const Distribution &) = default;
 };
 std::string_view nameOf(Distribution::Kind k);
+/// One draw from `d` (unclamped).
+inline double sample(const Distribution &d, Random &rng) {
+  switch (d.kind) {
+  case Distribution::Kind::Normal: return d.a + d.b * rng.normal();
+  case Distribution::Kind::Uniform: return d.a + (d.b - d.a) * rng.uniform();
+  case Distribution::Kind::Constant: break;
+  }
+  return d.a;
+}
 
 /// How a C++ member type is checked in the language.
 template <class T> struct FieldTraits;
@@ -137,6 +150,11 @@ template <> struct FieldTraits<Distribution> {
 };
 template <> struct FieldTraits<DimName> {
   static constexpr FieldType type = FieldType::Name;
+  static constexpr Dim dim = Dim::number();
+};
+
+template <> struct FieldTraits<std::string> {
+  static constexpr FieldType type = FieldType::Text;
   static constexpr Dim dim = Dim::number();
 };
 

@@ -66,6 +66,13 @@ template <> struct SpecFields<InferenceSpec> {
 #include "rapid/Spec/InferenceFields.def"
   };
 };
+template <> struct SpecFields<ServingSpec> {
+  static std::span<const FieldSpec> rows();
+  static constexpr auto members = std::tuple{
+#define RAPID_FIELD(member, path, type, deflt, bound, doc) &ServingSpec::member,
+#include "rapid/Spec/ServingFields.def"
+  };
+};
 template <> struct SpecFields<ParallelSpec> {
   static std::span<const FieldSpec> rows();
   static constexpr auto members = std::tuple{

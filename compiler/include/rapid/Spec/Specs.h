@@ -52,6 +52,11 @@ struct InferenceSpec {
 #include "rapid/Spec/InferenceFields.def"
 };
 
+struct ServingSpec {
+#define RAPID_FIELD(member, path, type, deflt, bound, doc) type member{};
+#include "rapid/Spec/ServingFields.def"
+};
+
 struct ParallelSpec {
 #define RAPID_FIELD(member, path, type, deflt, bound, doc) type member{};
 #include "rapid/Spec/ParallelFields.def"
@@ -101,7 +106,7 @@ struct FaultsSpec {
   std::vector<RandomFaultSpec> random;
 };
 
-enum class Workload : uint8_t { None, Training, Inference };
-std::string_view nameOf(Workload w); ///< "", "training", "inference"
+enum class Workload : uint8_t { None, Training, Inference, Serving };
+std::string_view nameOf(Workload w); ///< "", "training", "inference", "serving"
 
 } // namespace rapid

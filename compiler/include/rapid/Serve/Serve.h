@@ -1,0 +1,98 @@
+//===- Serve.h - Requests through a continuously batching engine -*- C++ -*-===//
+//
+// The serving simulator: requests arrive (Poisson, a closed loop of fixed
+// concurrency, or a trace), a router spreads them over replicas, and each
+// replica's scheduler picks, step by step, which requests run and how many
+// of their tokens, within a KV cache of fixed blocks. What a step costs is
+// not this library's business: the caller passes a function of the step's
+// shape (Driver/Serving.cpp costs it with the compiler's lowering, kernel
+// model and network). docs/serving.md describes the policies and sources.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/Spec/Specs.h"
+
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace rapid::serve {
+
+struct Request {
+  int64_t id = 0;
+  double arrival = 0; ///< seconds from the start of the run
+  int64_t prompt = 1, output = 1;
+};
+
+/// The requests of a `serving` section: drawn from its rate and length
+/// distributions (deterministic in its seed), or read from its trace (Sema
+/// made its path relative to the file that names it). Sorted by arrival.
+llvm::Expected<std::vector<Request>> makeRequests(const ServingSpec &s);
+/// A trace's requests: CSV with a header naming arrival_s, prompt and
+/// output (in any order, other columns ignored), or JSONL objects with those
+/// keys; at most `limit`, in file order. Errors name the file and line.
+llvm::Expected<std::vector<Request>> readTrace(const std::string &path, int64_t limit);
+
+/// A prefill chunk: `q` new tokens after `context` cached ones.
+struct Chunk {
+  int64_t q = 0, context = 0;
+};
+
+/// What one step runs, as its cost depends on it.
+struct StepShape {
+  int64_t tokens = 0;         ///< new tokens in all
+  int64_t sampled = 0;        ///< sequences that sample a token at its end
+  std::vector<Chunk> prefill; ///< requests with more than one new token, or none cached
+  int64_t decodeSeqs = 0;     ///< requests with one new token after a cache
+  int64_t decodeKv = 0;       ///< tokens those attend over, in all
+};
+using StepCost = std::function<llvm::Expected<double>(const StepShape &)>;
+
+struct Engine {
+  ServeScheduler scheduler = ServeScheduler::Chunked;
+  ServeRouter router = ServeRouter::RoundRobin;
+  int64_t replicas = 1;
+  int64_t maxBatch = 256, tokenBudget = 2048, blockSize = 16;
+  int64_t kvBlocks = 0;        ///< per replica
+  int64_t concurrency = 0;     ///< 0: open loop
+  double requestOverhead = 0;  ///< seconds before a request reaches the scheduler
+};
+
+/// Mean and percentiles (linear between order statistics, as numpy's default).
+struct Summary {
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0;
+};
+
+struct RequestRecord {
+  int64_t id = 0, replica = 0, prompt = 0, output = 0, preemptions = 0;
+  double sent = 0;       ///< when the client sent it: its arrival, or later when the concurrency limit held it
+  double firstToken = 0; ///< end of the step that sampled its first token
+  double finish = 0;
+};
+
+/// KV blocks in use on one replica after a step was scheduled.
+struct Occupancy {
+  double time = 0;
+  int64_t replica = 0, blocks = 0;
+};
+
+struct Result {
+  std::vector<RequestRecord> requests; ///< in request order
+  Summary ttft, tpot, itl, e2e;        ///< seconds
+  double duration = 0;                 ///< first send to last finish
+  double requestsPerSecond = 0, outputTokensPerSecond = 0;
+  int64_t steps = 0, preemptions = 0;
+  double kvPeak = 0, kvMean = 0; ///< shares of a replica's blocks: the largest, and the time average over replicas
+  std::vector<Occupancy> occupancy;
+};
+
+/// Runs every request to its last token. Errors: a request whose prompt and
+/// output can never fit one replica's blocks, and errors of `cost`.
+llvm::Expected<Result> simulate(const std::vector<Request> &requests, const Engine &engine, const StepCost &cost);
+
+/// Summary of `values` (sorted in place).
+Summary summarize(std::vector<double> &values);
+
+} // namespace rapid::serve

@@ -1,0 +1,181 @@
+//===- Serving.cpp - A serving point: its engine, its steps' costs --------===//
+//
+// The engine's memory is what vLLM's start-up profile finds: weights, the
+// working set of the largest step and the sampled logits, out of
+// `kv_memory` of the GPU; the rest is KV-cache blocks. Each step's time is
+// the one the compiler gives it (docs/serving.md):
+//   body(tokens)  embedding, layers without attention, stage sends: lowered
+//                 and simulated on the replica's ranks and network, once per
+//                 token count on a grid (exact to 64 tokens, then 16 points
+//                 an octave, linear between them)
+//   attention     each request's chunk, or all decodes in one kernel, costed
+//                 by the kernel model, times the layers
+//   head          the LM head on the sampled sequences
+//   + the stack's per-step overhead.
+// Decode-only steps are replayed from CUDA graphs where the stack captures
+// decode, as an inference program's decode steps are.
+//===----------------------------------------------------------------------===//
+#include "Workload.h"
+
+#include "rapid/IR/RankLayout.h"
+#include "rapid/Lower/Lower.h"
+#include "rapid/Passes/Pipeline.h"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <numeric>
+
+namespace rapid::run {
+namespace {
+
+class StepCosts {
+public:
+  StepCosts(const ExperimentPoint &point, const ir::Program &probe)
+      : point(point), shard(lower::makeShard(probe.layout, point)) {
+    RankLayout layout(probe.layout);
+    for (int64_t r = 0; r < layout.ranks(); ++r)
+      if (layout.coord(r, ir::Group::DP) == 0) replica.push_back(r);
+  }
+
+  llvm::Expected<double> operator()(const serve::StepShape &s) {
+    bool decodeOnly = s.prefill.empty();
+    llvm::Expected<double> b = body(s.tokens, decodeOnly);
+    if (!b) return b.takeError();
+    std::vector<lower::PrefillChunk> chunks;
+    for (const serve::Chunk &c : s.prefill) chunks.push_back({c.q, c.context});
+    double attention = timeOf(lower::serveAttention(shard, chunks, s.decodeSeqs, s.decodeKv), decodeOnly);
+    auto [it, fresh] = heads.try_emplace({s.sampled, decodeOnly}, 0.0);
+    if (fresh) it->second = timeOf(lower::serveHead(shard, s.sampled), decodeOnly);
+    return *b + attention * double(point.model.layers) + it->second + point.stack.stepOverhead.value();
+  }
+
+private:
+  /// The body at `tokens`, linear between the grid points around it.
+  llvm::Expected<double> body(int64_t tokens, bool decodeOnly) {
+    int64_t step = tokens <= 64 ? 1 : int64_t(1) << (63 - __builtin_clzll(uint64_t(tokens)) - 4);
+    int64_t lo = tokens / step * step;
+    llvm::Expected<double> a = gridBody(lo, decodeOnly);
+    if (!a || lo == tokens) return a;
+    llvm::Expected<double> b = gridBody(lo + step, decodeOnly);
+    if (!b) return b.takeError();
+    return *a + (*b - *a) * double(tokens - lo) / double(step);
+  }
+
+  llvm::Expected<double> gridBody(int64_t tokens, bool decodeOnly) {
+    auto it = bodies.find({tokens, decodeOnly});
+    if (it != bodies.end()) return it->second;
+    PipelineOptions po;
+    po.serveStep = ir::ServeStep{tokens, 1, decodeOnly};
+    ir::Program prog = compilePoint(point, po);
+    llvm::Expected<double> t = finishSeconds(prog, point, replica);
+    if (!t) return t.takeError();
+    bodies[{tokens, decodeOnly}] = *t;
+    return *t;
+  }
+
+  double timeOf(std::vector<ir::Op> ops, bool decodeOnly) {
+    double t = 0;
+    for (ir::Op &op : ops) {
+      op.micro = decodeOnly ? 1 : 0; // what decides the launch cost, as in the body
+      costOp(op, point, memo);
+      t += op.time.value();
+    }
+    return t;
+  }
+
+  const ExperimentPoint &point;
+  lower::Shard shard;
+  std::vector<int64_t> replica; ///< the ranks of data-parallel replica 0
+  std::map<std::pair<int64_t, bool>, double> bodies, heads;
+  CostMemo memo;
+};
+
+/// The most tokens one step can carry: the budget (chunked), a whole context
+/// where a prompt longer than it runs alone or is recomputed after
+/// preemption (continuous), the max_batch longest prompts (static).
+int64_t largestStep(const ServingSpec &s, const std::vector<serve::Request> &reqs) {
+  if (s.scheduler == ServeScheduler::Static) {
+    std::vector<int64_t> prompts;
+    for (const serve::Request &r : reqs) prompts.push_back(r.prompt);
+    size_t n = std::min(prompts.size(), size_t(s.maxBatch));
+    std::partial_sort(prompts.begin(), prompts.begin() + ptrdiff_t(n), prompts.end(), std::greater<>());
+    return std::accumulate(prompts.begin(), prompts.begin() + ptrdiff_t(n), int64_t(0));
+  }
+  int64_t most = s.tokenBudget;
+  if (s.scheduler == ServeScheduler::Continuous)
+    for (const serve::Request &r : reqs) most = std::max(most, r.prompt + r.output);
+  return most;
+}
+
+/// Sizes the KV cache as vLLM does: what `kv_memory` of the GPU leaves after
+/// the weights, the largest step's working set and logits, and the reserve,
+/// on the stage with the least room, in whole blocks. Fills each stage's
+/// kvCache and peak with the blocks' bytes; 0 blocks when none fits.
+int64_t kvBlocks(MemoryReport &mem, const ir::Program &probe, const ExperimentPoint &p) {
+  const ServingSpec &s = *p.serving;
+  lower::Shard sh = lower::makeShard(probe.layout, p);
+  double perToken = 2.0 * double(sh.kvLocal) * sh.kvBytes; // K and V of one token in one layer
+  int64_t blocks = std::numeric_limits<int64_t>::max();
+  for (const StageMemory &m : mem.stages) {
+    double room = s.kvMemory * m.capacity - m.peak;
+    double block = perToken * double(probe.memory.stageLayers[size_t(m.stage)]) * double(s.blockSize);
+    blocks = std::min(blocks, room > 0 ? int64_t(room / block) : 0);
+  }
+  for (StageMemory &m : mem.stages) {
+    double block = perToken * double(probe.memory.stageLayers[size_t(m.stage)]) * double(s.blockSize);
+    m.kvCache = double(blocks) * block;
+    m.peak += m.kvCache;
+  }
+  if (blocks == 0) {
+    const StageMemory &w = mem.worst();
+    mem.fits = false;
+    mem.reason = fmt::format("weights and the largest step's working set need {} on rank {} (stage {}) but "
+                             "kv_memory = {} % of '{}' is {}: no KV-cache block fits",
+                             formatBytes(Bytes(w.peak)), w.rank, w.stage, formatNumber(s.kvMemory * 100), p.gpu.name,
+                             formatBytes(Bytes(s.kvMemory * w.capacity)));
+  }
+  return blocks;
+}
+
+} // namespace
+
+llvm::Expected<RunResult> runServing(const ExperimentPoint &point) {
+  const ServingSpec &s = *point.serving;
+  llvm::Expected<std::vector<serve::Request>> reqs = serve::makeRequests(s);
+  if (!reqs) return reqs.takeError();
+  // An engine refuses what its model cannot hold (vLLM's max_model_len).
+  for (const serve::Request &q : *reqs)
+    if (q.prompt + q.output > point.model.maxSeq)
+      return llvm::createStringError(fmt::format("request {} has {} prompt and {} output tokens, more than model '{}' "
+                                                 "holds (max_seq = {})",
+                                                 q.id, q.prompt, q.output, point.model.name, point.model.maxSeq));
+  PipelineOptions po;
+  po.serveStep = ir::ServeStep{largestStep(s, *reqs), s.maxBatch, false};
+  ir::Program probe = compilePoint(point, po);
+  RunResult r;
+  r.memory = *probe.memoryReport;
+  if (!r.memory.fits) return r;
+  r.kvBlocks = kvBlocks(r.memory, probe, point);
+  if (!r.memory.fits) return r;
+  serve::Engine e;
+  e.scheduler = s.scheduler;
+  e.router = s.router;
+  e.replicas = point.parallel.dp;
+  e.maxBatch = s.maxBatch;
+  e.tokenBudget = s.tokenBudget;
+  e.blockSize = s.blockSize;
+  e.kvBlocks = r.kvBlocks;
+  e.concurrency = s.concurrency;
+  e.requestOverhead = point.stack.requestOverhead.value();
+  StepCosts costs(point, probe);
+  llvm::Expected<serve::Result> res = serve::simulate(*reqs, e, [&](const serve::StepShape &shape) {
+    return costs(shape);
+  });
+  if (!res) return res.takeError();
+  r.simulated = true;
+  r.serving = std::move(*res);
+  return r;
+}
+
+} // namespace rapid::run

@@ -1,0 +1,211 @@
+//===- ServeTest.cpp - The serving scheduler on steps of known cost -------===//
+//
+// Every step costs 10 ms here, whatever it runs, so each expected time is
+// a count of steps: what a policy schedules is visible in the latencies and
+// in the shapes it asks the cost of.
+//===----------------------------------------------------------------------===//
+#include "rapid/Serve/Serve.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+using namespace rapid;
+using namespace rapid::serve;
+
+namespace {
+
+constexpr double kStep = 0.01;
+
+struct Recorder {
+  std::vector<StepShape> shapes;
+  StepCost cost() {
+    return [this](const StepShape &s) -> llvm::Expected<double> {
+      shapes.push_back(s);
+      return kStep;
+    };
+  }
+};
+
+Engine engine(ServeScheduler s, int64_t blocks = 1000) {
+  Engine e;
+  e.scheduler = s;
+  e.kvBlocks = blocks;
+  return e;
+}
+
+Result run(const std::vector<Request> &reqs, const Engine &e, Recorder &rec) {
+  llvm::Expected<Result> r = simulate(reqs, e, rec.cost());
+  if (!r) ADD_FAILURE() << llvm::toString(r.takeError());
+  return r ? std::move(*r) : Result{};
+}
+
+TEST(Serve, OneRequestIsAPrefillStepThenADecodeStepPerToken) {
+  Recorder rec;
+  Result r = run({{0, 0, 100, 5}}, engine(ServeScheduler::Chunked), rec);
+  ASSERT_EQ(r.requests.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.requests[0].firstToken, kStep);
+  EXPECT_DOUBLE_EQ(r.requests[0].finish, 5 * kStep);
+  EXPECT_DOUBLE_EQ(r.ttft.p50, kStep);
+  EXPECT_DOUBLE_EQ(r.tpot.mean, kStep);
+  EXPECT_NEAR(r.itl.p50, kStep, kStep * 1e-3); // a histogram bin's middle
+  ASSERT_EQ(rec.shapes.size(), 5u);
+  EXPECT_EQ(rec.shapes[0].tokens, 100);
+  ASSERT_EQ(rec.shapes[0].prefill.size(), 1u);
+  EXPECT_EQ(rec.shapes[1].decodeSeqs, 1);
+  EXPECT_EQ(rec.shapes[1].decodeKv, 101); // the prompt and the token it computes
+  EXPECT_EQ(rec.shapes[4].decodeKv, 104);
+}
+
+TEST(Serve, ChunkedPrefillSplitsALongPromptByTheBudget) {
+  Recorder rec;
+  Result r = run({{0, 0, 5000, 2}}, engine(ServeScheduler::Chunked), rec);
+  ASSERT_GE(rec.shapes.size(), 3u);
+  EXPECT_EQ(rec.shapes[0].prefill[0].q, 2048);
+  EXPECT_EQ(rec.shapes[1].prefill[0].context, 2048);
+  EXPECT_EQ(rec.shapes[2].prefill[0].q, 5000 - 4096);
+  EXPECT_EQ(rec.shapes[2].sampled, 1);
+  EXPECT_EQ(rec.shapes[1].sampled, 0);
+  EXPECT_DOUBLE_EQ(r.requests[0].firstToken, 3 * kStep);
+}
+
+TEST(Serve, ChunkedStepsMixDecodesWithANewPrefill) {
+  Recorder rec;
+  run({{0, 0, 10, 4}, {1, 0.015, 3000, 1}}, engine(ServeScheduler::Chunked), rec);
+  // Step 2 (t = 0.02) decodes request 0 and prefills 2047 tokens of request 1.
+  ASSERT_GE(rec.shapes.size(), 3u);
+  EXPECT_EQ(rec.shapes[2].decodeSeqs, 1);
+  ASSERT_EQ(rec.shapes[2].prefill.size(), 1u);
+  EXPECT_EQ(rec.shapes[2].prefill[0].q, 2047);
+  EXPECT_EQ(rec.shapes[2].tokens, 2048);
+}
+
+TEST(Serve, ContinuousBatchingRunsAPrefillAloneAndPausesDecodes) {
+  Recorder rec;
+  Result r = run({{0, 0, 10, 4}, {1, 0.015, 3000, 1}}, engine(ServeScheduler::Continuous), rec);
+  ASSERT_GE(rec.shapes.size(), 3u);
+  EXPECT_EQ(rec.shapes[2].decodeSeqs, 0); // the whole 3000-token prompt, alone
+  EXPECT_EQ(rec.shapes[2].tokens, 3000);
+  EXPECT_DOUBLE_EQ(r.requests[1].firstToken, 3 * kStep);
+  EXPECT_DOUBLE_EQ(r.requests[0].finish, 5 * kStep); // one step later than alone
+}
+
+TEST(Serve, StaticBatchingAdmitsOnlyWhenTheBatchIsDone) {
+  Recorder rec;
+  Result r = run({{0, 0, 10, 4}, {1, 0.015, 10, 2}}, engine(ServeScheduler::Static), rec);
+  EXPECT_DOUBLE_EQ(r.requests[0].finish, 4 * kStep);
+  EXPECT_DOUBLE_EQ(r.requests[1].firstToken, 5 * kStep);
+  EXPECT_DOUBLE_EQ(r.requests[1].finish, 6 * kStep);
+}
+
+TEST(Serve, RequestsArrivingTogetherShareTheirFirstStep) {
+  Recorder rec;
+  Result r = run({{0, 0, 10, 2}, {1, 0, 20, 2}}, engine(ServeScheduler::Chunked), rec);
+  EXPECT_EQ(rec.shapes[0].prefill.size(), 2u);
+  EXPECT_EQ(rec.shapes[0].sampled, 2);
+  EXPECT_DOUBLE_EQ(r.requests[1].firstToken, kStep);
+}
+
+TEST(Serve, AFullCachePreemptsTheLatestRequestWhichRecomputesItsContext) {
+  Recorder rec;
+  // Blocks of 16 tokens; 4 blocks: both 30-token prompts fit (2 blocks each),
+  // but their growth past 32 tokens does not.
+  Engine e = engine(ServeScheduler::Chunked, 4);
+  Result r = run({{0, 0, 30, 10}, {1, 0, 30, 10}}, e, rec);
+  EXPECT_GE(r.preemptions, 1);
+  EXPECT_EQ(r.requests[1].preemptions, r.preemptions); // the later one goes
+  EXPECT_LT(r.requests[0].finish, r.requests[1].finish);
+  bool recomputed = false; // a prefill of the prompt and the tokens it had generated
+  for (const StepShape &s : rec.shapes)
+    for (const Chunk &c : s.prefill) recomputed |= c.context == 0 && c.q > 30;
+  EXPECT_TRUE(recomputed);
+  EXPECT_DOUBLE_EQ(r.kvPeak, 1.0);
+}
+
+TEST(Serve, ARequestLargerThanTheCacheIsAnError) {
+  Recorder rec;
+  llvm::Expected<Result> r = simulate({{7, 0, 100, 100}}, engine(ServeScheduler::Chunked, 4), rec.cost());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(llvm::toString(r.takeError()),
+            "request 7 needs 13 KV-cache blocks (100 prompt and 100 output tokens, 16 a block) but a replica holds 4");
+}
+
+TEST(Serve, ConcurrencyOneSendsTheNextRequestWhenOneFinishes) {
+  Recorder rec;
+  Engine e = engine(ServeScheduler::Chunked);
+  e.concurrency = 1;
+  Result r = run({{0, 0, 10, 3}, {1, 0, 10, 3}}, e, rec);
+  EXPECT_DOUBLE_EQ(r.requests[1].sent, 3 * kStep);
+  EXPECT_DOUBLE_EQ(r.requests[1].finish - r.requests[1].sent, 3 * kStep);
+  EXPECT_DOUBLE_EQ(r.ttft.p50, kStep); // measured from when it was sent
+}
+
+TEST(Serve, RoundRobinAlternatesReplicasThatRunInParallel) {
+  Recorder rec;
+  Engine e = engine(ServeScheduler::Chunked);
+  e.replicas = 2;
+  Result r = run({{0, 0, 10, 2}, {1, 0, 10, 2}, {2, 0, 10, 2}}, e, rec);
+  EXPECT_EQ(r.requests[0].replica, 0);
+  EXPECT_EQ(r.requests[1].replica, 1);
+  EXPECT_EQ(r.requests[2].replica, 0);
+  EXPECT_DOUBLE_EQ(r.requests[1].finish, 2 * kStep);
+  EXPECT_DOUBLE_EQ(r.duration, 2 * kStep);
+  EXPECT_DOUBLE_EQ(r.requestsPerSecond, 3 / (2 * kStep));
+}
+
+TEST(Serve, PercentilesInterpolateAsNumpyDoes) {
+  std::vector<double> v{4, 1, 3, 2};
+  Summary s = summarize(v);
+  EXPECT_DOUBLE_EQ(s.mean, 2.5);
+  EXPECT_DOUBLE_EQ(s.p50, 2.5);
+  EXPECT_DOUBLE_EQ(s.p90, 3.7);
+  EXPECT_DOUBLE_EQ(s.p99, 3.97);
+}
+
+std::string writeTemp(const std::string &name, const std::string &text) {
+  llvm::SmallString<128> path;
+  llvm::sys::fs::createTemporaryFile("serve", name, path);
+  std::error_code ec;
+  llvm::raw_fd_ostream(path, ec) << text;
+  return std::string(path);
+}
+
+TEST(Serve, ATraceIsReadInArrivalOrderWithItsColumnsInAnyOrder) {
+  std::string csv = writeTemp("csv", "output,arrival_s,extra,prompt\n8,0,x,100\n4,0.5,y,200\n");
+  llvm::Expected<std::vector<Request>> r = readTrace(csv, 10);
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[1].prompt, 200);
+  EXPECT_EQ((*r)[1].output, 4);
+  EXPECT_DOUBLE_EQ((*r)[1].arrival, 0.5);
+  std::string late = writeTemp("csv", "arrival_s,prompt,output\n1,10,10\n0.5,10,10\n");
+  llvm::Expected<std::vector<Request>> bad = readTrace(late, 10);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(llvm::toString(bad.takeError()),
+            late + ":3: arrival_s 0.5 is earlier than the line before (1): a trace is in arrival order");
+}
+
+TEST(Serve, DrawnRequestsFollowTheSeed) {
+  ServingSpec s;
+  s.requests = 50;
+  s.rate = Hertz(10);
+  s.prompt = {Distribution::Kind::Uniform, 100, 200};
+  s.output = {Distribution::Kind::Constant, 7, 7};
+  s.seed = 3;
+  llvm::Expected<std::vector<Request>> a = makeRequests(s), b = makeRequests(s);
+  ASSERT_TRUE(a && b);
+  double last = 0;
+  for (size_t i = 0; i < a->size(); ++i) {
+    EXPECT_EQ((*a)[i].prompt, (*b)[i].prompt);
+    EXPECT_GE((*a)[i].prompt, 100);
+    EXPECT_LE((*a)[i].prompt, 200);
+    EXPECT_EQ((*a)[i].output, 7);
+    EXPECT_GE((*a)[i].arrival, last);
+    last = (*a)[i].arrival;
+  }
+  EXPECT_GT(last, 2.0); // 49 gaps of 0.1 s on average
+  EXPECT_LT(last, 10.0);
+}
+
+} // namespace
