@@ -143,7 +143,7 @@ TEST(DriverTest, ReaderRejectsWhatTheWriterNeverWrites) {
 TEST(DriverTest, TableAndCsvRows) {
   PointResult r = trainingResult();
   EXPECT_EQ(csvRow(r), R"("train","shapes","tp=4 gpu=a100","training",true,"",16,73839304704,85899345920,)"
-                       R"(4.257,0.582,61575.5,3.1,1e-05,0.1,1.057,,,,,,,,,,)");
+                       R"(4.257,0.582,61575.5,3.1,1e-05,0.1,1.057,,,,,,,,,,,,)");
   std::string row;
   llvm::raw_string_ostream os(row);
   printResultRow(r, os);
@@ -154,7 +154,7 @@ TEST(DriverTest, TableAndCsvRows) {
   r.memory.reset();
   r.feasible = false;
   r.reason = "say \"no\"";
-  EXPECT_EQ(csvRow(r), R"("train","shapes","tp=4 gpu=a100","training",false,"say 'no'",16,,,,,,,,,,,,,,,,,,,)");
+  EXPECT_EQ(csvRow(r), R"("train","shapes","tp=4 gpu=a100","training",false,"say 'no'",16,,,,,,,,,,,,,,,,,,,,,)");
 }
 
 TEST(DriverTest, NumberForms) {

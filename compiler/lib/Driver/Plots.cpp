@@ -5,6 +5,10 @@
 //                     relative to the best; pruned points in grey with why.
 //  PREFIX.faults.svg  per point and fault study, every sample's slowdown
 //                     as a dot, the mean as a bar, against 1x (no faults).
+//  PREFIX.serving.svg serving points: median and p99 end-to-end latency
+//                     (log scale) against the requests per second served,
+//                     one line per experiment or sweep: the throughput-
+//                     latency curve of a sweep over the rate.
 // Plain SVG written by hand: no dependency, same bytes for the same input.
 //===----------------------------------------------------------------------===//
 #include "rapid/Driver/Results.h"
@@ -15,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <map>
 
 namespace rapid {
 namespace {
@@ -119,12 +124,73 @@ std::string faultsChart(const std::vector<PointResult> &rows) {
   return svg + "</svg>\n";
 }
 
+std::string servingChart(const std::vector<PointResult> &rows) {
+  constexpr double left = 80, width = 560, top = 60, height = 320;
+  std::map<std::string, std::vector<const PointResult *>> lines; // by experiment and sweep
+  double xMax = 0, yMin = INFINITY, yMax = 0;
+  for (const PointResult &r : rows)
+    if (r.serving) {
+      lines[r.experiment + (r.sweep.empty() ? "" : " / " + r.sweep)].push_back(&r);
+      xMax = std::max(xMax, r.serving->requestsPerSecond);
+      yMin = std::min(yMin, r.serving->e2e.p50), yMax = std::max(yMax, r.serving->e2e.p99);
+    }
+  double lo = std::floor(std::log10(std::max(yMin, 1e-6))), hi = std::ceil(std::log10(std::max(yMax, 1e-6)));
+  if (hi <= lo) hi = lo + 1;
+  xMax *= 1.05;
+  auto X = [&](double v) { return left + v / xMax * width; };
+  auto Y = [&](double s) { return top + height - (std::log10(std::max(s, 1e-9)) - lo) / (hi - lo) * height; };
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" font-family=\"sans-serif\" "
+      "font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      "<text x=\"10\" y=\"20\" font-size=\"15\" font-weight=\"bold\">Latency against throughput</text>\n"
+      "<text x=\"{:.0f}\" y=\"40\" fill=\"#555\">end-to-end latency per request, median (solid) and p99 "
+      "(dashed), against requests per second served</text>\n",
+      left + width + 260, top + height + 50, left);
+  for (double e = lo; e <= hi; ++e)
+    svg += fmt::format("<line x1=\"{0:.0f}\" y1=\"{1:.1f}\" x2=\"{2:.0f}\" y2=\"{1:.1f}\" stroke=\"#ddd\"/>\n"
+                       "<text x=\"{3:.0f}\" y=\"{4:.1f}\" text-anchor=\"end\" fill=\"#555\">{5}</text>\n",
+                       left, Y(std::pow(10, e)), left + width, left - 6, Y(std::pow(10, e)) + 4,
+                       xml(formatSeconds(Seconds(std::pow(10, e)))));
+  double raw = xMax / 5, mag = std::pow(10, std::floor(std::log10(raw)));
+  double step = raw / mag < 2 ? mag : raw / mag < 5 ? 2 * mag : 5 * mag;
+  for (double v = 0; v <= xMax + 1e-12; v += step)
+    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.0f}\" x2=\"{0:.1f}\" y2=\"{2:.0f}\" stroke=\"#ddd\"/>\n"
+                       "<text x=\"{0:.1f}\" y=\"{3:.0f}\" text-anchor=\"middle\" fill=\"#555\">{4:g} req/s</text>\n",
+                       X(v), top, top + height, top + height + 16, v);
+  static const char *const colors[] = {"#47a", "#c33", "#2a7", "#a5c", "#e80", "#088"};
+  size_t n = 0;
+  for (auto &[name, points] : lines) {
+    const char *c = colors[n % 6];
+    std::stable_sort(points.begin(), points.end(), [](const PointResult *a, const PointResult *b) {
+      return a->serving->requestsPerSecond < b->serving->requestsPerSecond;
+    });
+    for (bool tail : {false, true}) {
+      std::string path;
+      for (const PointResult *r : points) {
+        double x = X(r->serving->requestsPerSecond), y = Y(tail ? r->serving->e2e.p99 : r->serving->e2e.p50);
+        path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "" : " ", x, y);
+        svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}</title></circle>\n", x,
+                           y, tail ? "white\" stroke=\"" + std::string(c) : c, xml(label(*r)));
+      }
+      svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\"{}/>\n", path, c,
+                         tail ? " stroke-dasharray=\"4 3\"" : "");
+    }
+    svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" fill=\"{}\">{}</text>\n", left + width + 12,
+                       top + 14 + 18 * double(n), c, xml(name));
+    ++n;
+  }
+  return svg + "</svg>\n";
+}
+
 } // namespace
 
 llvm::Error writePlots(const std::string &prefix, const std::vector<PointResult> &results) {
   if (llvm::Error e = writeFile(prefix + ".points.svg", pointsChart(results))) return e;
   bool faults = std::any_of(results.begin(), results.end(), [](const PointResult &r) { return !r.faultStudies.empty(); });
-  if (faults) return writeFile(prefix + ".faults.svg", faultsChart(results));
+  if (faults)
+    if (llvm::Error e = writeFile(prefix + ".faults.svg", faultsChart(results))) return e;
+  bool serving = std::any_of(results.begin(), results.end(), [](const PointResult &r) { return r.serving.has_value(); });
+  if (serving) return writeFile(prefix + ".serving.svg", servingChart(results));
   return llvm::Error::success();
 }
 

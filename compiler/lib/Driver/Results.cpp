@@ -12,7 +12,10 @@
 #include "rapid/Spec/Specs.h"
 #include "rapid/Support/Json.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -27,6 +30,19 @@ std::optional<double> PointResult::headline() const {
 }
 
 std::string PointResult::key() const { return experiment + "\x1f" + sweep + "\x1f" + label; }
+
+namespace {
+/// "61 % of requests within TTFT 2 s and TPOT 100 ms; 90 % needed", or ""
+/// when the point meets its targets or sets none.
+std::string sloMissed(const ServingSpec &s, double attainment) {
+  if ((s.sloTtft.value() == 0 && s.sloTpot.value() == 0) || attainment >= s.sloAttainment) return "";
+  std::vector<std::string> targets;
+  if (s.sloTtft.value() > 0) targets.push_back("TTFT " + formatSeconds(s.sloTtft));
+  if (s.sloTpot.value() > 0) targets.push_back("TPOT " + formatSeconds(s.sloTpot));
+  return fmt::format("{:.0f} % of requests within {}; {:.0f} % needed", 100 * attainment,
+                     llvm::join(targets, " and "), 100 * s.sloAttainment);
+}
+} // namespace
 
 PointResult makeResult(const ExperimentPoint &p, const RunResult *run) {
   PointResult r;
@@ -53,21 +69,16 @@ PointResult makeResult(const ExperimentPoint &p, const RunResult *run) {
     r.inference = PointResult::Inference{run->ttft, run->itl, run->total, run->tokensPerSecond};
   if (run->simulated && run->serving) {
     const serve::Result &s = *run->serving;
-    r.serving = PointResult::Serving{int64_t(s.requests.size()),
-                                     s.steps,
-                                     s.preemptions,
-                                     run->kvBlocks,
-                                     s.duration,
-                                     s.requestsPerSecond,
-                                     s.outputTokensPerSecond,
-                                     s.kvPeak,
-                                     s.kvMean,
-                                     s.ttft,
-                                     s.tpot,
-                                     s.itl,
-                                     s.e2e,
-                                     s.requests,
-                                     s.occupancy};
+    PointResult::Serving &out = r.serving.emplace(PointResult::Serving{});
+    out.requests = int64_t(s.requests.size()), out.steps = s.steps, out.preemptions = s.preemptions;
+    out.kvBlocks = run->kvBlocks;
+    out.duration = s.duration, out.requestsPerSecond = s.requestsPerSecond;
+    out.outputTokensPerSecond = s.outputTokensPerSecond, out.kvPeak = s.kvPeak, out.kvMean = s.kvMean;
+    out.ttft = s.ttft, out.tpot = s.tpot, out.itl = s.itl, out.e2e = s.e2e;
+    out.sloAttainment = s.sloAttainment, out.goodput = s.goodput;
+    out.sloMissed = sloMissed(*p.serving, s.sloAttainment);
+    out.records = s.requests;
+    out.occupancy = s.occupancy;
   }
   r.faultStudies = run->faultStudies;
   return r;
@@ -146,6 +157,9 @@ std::string resultJson(const PointResult &r, llvm::StringRef fingerprint) {
         j.attribute("kv_blocks", s->kvBlocks);
         writeNumber(j, "kv_peak", s->kvPeak);
         writeNumber(j, "kv_mean", s->kvMean);
+        writeNumber(j, "slo_attainment", s->sloAttainment);
+        writeNumber(j, "goodput_requests_per_s", s->goodput);
+        j.attribute("slo_missed", s->sloMissed);
       });
     if (r.faultStudies.empty()) return;
     j.attributeArray("fault_studies", [&] {
@@ -248,7 +262,8 @@ static bool fromJSON(const llvm::json::Value &v, PointResult::Serving &s, llvm::
          o.map("requests_per_s", s.requestsPerSecond) && o.map("output_tokens_per_s", s.outputTokensPerSecond) &&
          o.map("ttft_s", s.ttft) && o.map("tpot_s", s.tpot) && o.map("itl_s", s.itl) && o.map("e2e_s", s.e2e) &&
          o.map("steps", s.steps) && o.map("preemptions", s.preemptions) && o.map("kv_blocks", s.kvBlocks) &&
-         o.map("kv_peak", s.kvPeak) && o.map("kv_mean", s.kvMean);
+         o.map("kv_peak", s.kvPeak) && o.map("kv_mean", s.kvMean) && o.map("slo_attainment", s.sloAttainment) &&
+         o.map("goodput_requests_per_s", s.goodput) && o.map("slo_missed", s.sloMissed);
 }
 
 static bool fromJSON(const llvm::json::Value &v, PointResult &r, llvm::json::Path p) {

@@ -168,6 +168,8 @@ llvm::Expected<RunResult> runServing(const ExperimentPoint &point) {
   e.kvBlocks = r.kvBlocks;
   e.concurrency = s.concurrency;
   e.requestOverhead = point.stack.requestOverhead.value();
+  e.sloTtft = s.sloTtft.value();
+  e.sloTpot = s.sloTpot.value();
   StepCosts costs(point, probe);
   llvm::Expected<serve::Result> res = serve::simulate(*reqs, e, [&](const serve::StepShape &shape) {
     return costs(shape);

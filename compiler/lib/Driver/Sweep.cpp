@@ -45,10 +45,12 @@ std::map<std::string, Finished> readJournal(const std::string &path) {
   return done;
 }
 
-/// Best first: feasible before pruned and failed, then by step time
-/// (training) or total latency (inference).
-double sortKey(const PointResult &r) {
-  return r.feasible && r.error.empty() ? r.headline().value_or(INFINITY) : INFINITY;
+/// Best first: feasible before pruned and failed, serving points that meet
+/// their SLO before those that miss it, then by step time (training), total
+/// latency (inference) or mean end-to-end latency (serving).
+std::pair<int, double> sortKey(const PointResult &r) {
+  if (!r.feasible || !r.error.empty()) return {2, INFINITY};
+  return {r.serving && !r.serving->sloMissed.empty() ? 1 : 0, r.headline().value_or(INFINITY)};
 }
 
 void writeResults(const std::string &prefix, std::vector<PointResult> results, DiagnosticEngine &diags) {

@@ -20,7 +20,8 @@ std::string seconds(double s) { return formatSeconds(Seconds(s)); }
 
 std::string status(const PointResult &r) {
   if (!r.error.empty()) return "failed: " + r.error;
-  return r.reason.empty() ? "ok" : "pruned: " + r.reason;
+  if (!r.reason.empty()) return "pruned: " + r.reason;
+  return r.serving && !r.serving->sloMissed.empty() ? "misses SLO: " + r.serving->sloMissed : "ok";
 }
 
 } // namespace
@@ -50,10 +51,10 @@ void printResultRow(const PointResult &r, llvm::raw_ostream &os) {
     auto tail = [](const serve::Summary &x) {
       return fmt::format("p50 {}, p90 {}, p99 {}", seconds(x.p50), seconds(x.p90), seconds(x.p99));
     };
-    os << fmt::format("    serving: {} requests in {}, {:.2f} req/s; {} preemptions; KV cache peak {:.0f} %, mean "
-                      "{:.0f} % of {} blocks\n",
-                      s->requests, seconds(s->duration), s->requestsPerSecond, s->preemptions, 100 * s->kvPeak,
-                      100 * s->kvMean, s->kvBlocks);
+    os << fmt::format("    serving: {} requests in {}, {:.2f} req/s ({:.2f} within SLO, {:.0f} %); {} preemptions; "
+                      "KV cache peak {:.0f} %, mean {:.0f} % of {} blocks\n",
+                      s->requests, seconds(s->duration), s->requestsPerSecond, s->goodput, 100 * s->sloAttainment,
+                      s->preemptions, 100 * s->kvPeak, 100 * s->kvMean, s->kvBlocks);
     os << "      TTFT " << tail(s->ttft) << "\n      ITL  " << tail(s->itl) << "\n      TPOT " << tail(s->tpot)
        << "\n      E2E  " << tail(s->e2e) << "\n";
   }
@@ -68,7 +69,7 @@ void printResultRow(const PointResult &r, llvm::raw_ostream &os) {
 std::string csvHeader() {
   return "experiment,sweep,point,workload,feasible,reason,gpus,peak_bytes,capacity_bytes,step_time_s,mfu,"
          "tokens_per_s,compute_s,exposed_communication_s,pipeline_bubble_s,idle_s,ttft_s,itl_s,total_s,requests_per_s,"
-         "ttft_p50_s,ttft_p99_s,itl_p50_s,itl_p99_s,e2e_p50_s,e2e_p99_s";
+         "ttft_p50_s,ttft_p99_s,itl_p50_s,itl_p99_s,e2e_p50_s,e2e_p99_s,slo_attainment,goodput_requests_per_s";
 }
 
 namespace {
@@ -118,7 +119,8 @@ std::string csvRow(const PointResult &r) {
   PointResult::Serving s = serving ? *r.serving : PointResult::Serving();
   // The tokens/s column: output tokens for serving, as vLLM's benchmark reports.
   double tps = train ? t.tokensPerSecond : infer ? i.tokensPerSecond : s.outputTokensPerSecond;
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", text(r.experiment),
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                     text(r.experiment),
                      text(r.sweep),
                      text(r.label), text(std::string(nameOf(r.workload))), r.feasible && r.error.empty(),
                      text(r.error.empty() ? r.reason : "failed: " + r.error),
@@ -128,7 +130,8 @@ std::string csvRow(const PointResult &r) {
                      num(infer, i.ttft),
                      num(infer, i.itl), num(infer, i.total), num(serving, s.requestsPerSecond),
                      num(serving, s.ttft.p50), num(serving, s.ttft.p99), num(serving, s.itl.p50),
-                     num(serving, s.itl.p99), num(serving, s.e2e.p50), num(serving, s.e2e.p99));
+                     num(serving, s.itl.p99), num(serving, s.e2e.p50), num(serving, s.e2e.p99),
+                     num(serving, s.sloAttainment), num(serving, s.goodput));
 }
 
 } // namespace rapid

@@ -292,13 +292,16 @@ private:
 
   void summarize(double firstSent, double end) {
     std::vector<double> ttft, tpot, e2e;
-    int64_t outputTokens = 0;
+    int64_t outputTokens = 0, withinSlo = 0;
     for (const RequestRecord &r : out.requests) {
       ttft.push_back(r.firstToken - r.sent);
       e2e.push_back(r.finish - r.sent);
-      if (r.output > 1) tpot.push_back((r.finish - r.firstToken) / double(r.output - 1));
+      double perToken = r.output > 1 ? (r.finish - r.firstToken) / double(r.output - 1) : 0;
+      if (r.output > 1) tpot.push_back(perToken);
       outputTokens += r.output;
+      withinSlo += (e.sloTtft == 0 || ttft.back() <= e.sloTtft) && (e.sloTpot == 0 || perToken <= e.sloTpot);
     }
+    out.sloAttainment = double(withinSlo) / double(reqs.size());
     out.ttft = serve::summarize(ttft);
     out.tpot = serve::summarize(tpot);
     out.e2e = serve::summarize(e2e);
@@ -307,6 +310,7 @@ private:
     if (out.duration > 0) {
       out.requestsPerSecond = double(reqs.size()) / out.duration;
       out.outputTokensPerSecond = double(outputTokens) / out.duration;
+      out.goodput = double(withinSlo) / out.duration;
       double blockSeconds = 0;
       for (const Replica &rep : reps) blockSeconds += rep.blockSeconds;
       out.kvMean = blockSeconds / (double(e.kvBlocks) * double(reps.size()) * out.duration);

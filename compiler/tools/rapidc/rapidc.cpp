@@ -74,7 +74,7 @@ cl::opt<std::string> runDir("out",
                            cl::value_desc("DIR"), cl::cat(category));
 cl::opt<std::string> outputPrefix("output", cl::desc("also write PREFIX.csv and PREFIX.jsonl, best first"),
                                   cl::value_desc("PREFIX"), cl::cat(category));
-cl::opt<std::string> plotPrefix("plot", cl::desc("write PREFIX.points.svg (and PREFIX.faults.svg)"),
+cl::opt<std::string> plotPrefix("plot", cl::desc("write PREFIX.points.svg (and PREFIX.faults.svg, PREFIX.serving.svg)"),
                                 cl::value_desc("PREFIX"), cl::cat(category));
 cl::opt<bool> resume("resume", cl::desc("skip the points a killed run with the same --output finished"),
                      cl::cat(category));

@@ -58,6 +58,7 @@ struct Engine {
   int64_t kvBlocks = 0;        ///< per replica
   int64_t concurrency = 0;     ///< 0: open loop
   double requestOverhead = 0;  ///< seconds before a request reaches the scheduler
+  double sloTtft = 0, sloTpot = 0; ///< per-request targets in seconds; 0: none
 };
 
 /// Mean and percentiles (linear between order statistics, as numpy's default).
@@ -84,6 +85,9 @@ struct Result {
   double duration = 0;                 ///< first send to last finish
   double requestsPerSecond = 0, outputTokensPerSecond = 0;
   int64_t steps = 0, preemptions = 0;
+  /// Requests within both SLO targets: their share, and per second of the
+  /// run (DistServe's goodput). 1 and the throughput when no target is set.
+  double sloAttainment = 1, goodput = 0;
   double kvPeak = 0, kvMean = 0; ///< shares of a replica's blocks: the largest, and the time average over replicas
   std::vector<Occupancy> occupancy;
 };

@@ -81,7 +81,8 @@ inline constexpr double kLatency = 1;        ///< 1 s: hops and launches take mi
 inline constexpr double kFactor = 1000;      ///< ratios: calibrations, capacity factor, oversubscription
 inline constexpr double kSeed = 0x1p53;
 inline constexpr double kRequests = 1 << 24; ///< a serving run: each request is scheduled, step by step
-inline constexpr double kRate = 1e9;         ///< requests per second: a million times the busiest engines      ///< every integer up to 2^53 is exact in a double
+inline constexpr double kRate = 1e9;         ///< requests per second: a million times the busiest engines
+inline constexpr double kSloSeconds = 86400; ///< a latency target: a day      ///< every integer up to 2^53 is exact in a double
 } // namespace limit
 
 /// A declaration that a field refers to by name: `model = llama3_70b;`.
