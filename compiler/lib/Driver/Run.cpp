@@ -83,7 +83,8 @@ void inferenceFigures(RunResult &r, const engine::SimResult &sim, const ir::Prog
   }
   r.total = r.ttft + decode;
   r.itl = steps > 0 ? decode / steps : 0;
-  r.tokensPerSecond = steps > 0 ? double(p.inference->batch) * steps / decode : 0;
+  // Each of the dp replicas generates its own batch at the same pace.
+  r.tokensPerSecond = steps > 0 ? double(p.inference->batch * p.parallel.dp) * steps / decode : 0;
 }
 
 } // namespace
