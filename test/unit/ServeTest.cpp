@@ -154,6 +154,17 @@ TEST(Serve, RoundRobinAlternatesReplicasThatRunInParallel) {
   EXPECT_DOUBLE_EQ(r.requestsPerSecond, 3 / (2 * kStep));
 }
 
+TEST(Serve, APipelineRunsAnotherBatchOnceItsFirstStageIsFree) {
+  Recorder rec;
+  Engine e = engine(ServeScheduler::Chunked);
+  e.pipeline = 2; // each stage takes half a step
+  Result r = run({{0, 0, 10, 3}, {1, 0.001, 10, 3}}, e, rec);
+  EXPECT_DOUBLE_EQ(r.requests[1].firstToken, 0.015); // started at 0.005, beside request 0's step
+  EXPECT_DOUBLE_EQ(r.requests[0].finish, 3 * kStep);
+  EXPECT_DOUBLE_EQ(r.requests[1].finish, 0.035);
+  for (const StepShape &s : rec.shapes) EXPECT_EQ(s.prefill.size() + size_t(s.decodeSeqs), 1u); // one request a batch
+}
+
 TEST(Serve, PercentilesInterpolateAsNumpyDoes) {
   std::vector<double> v{4, 1, 3, 2};
   Summary s = summarize(v);

@@ -162,6 +162,7 @@ llvm::Expected<RunResult> runServing(const ExperimentPoint &point) {
   e.scheduler = s.scheduler;
   e.router = s.router;
   e.replicas = point.parallel.dp;
+  e.pipeline = point.parallel.pp;
   e.maxBatch = s.maxBatch;
   e.tokenBudget = s.tokenBudget;
   e.blockSize = s.blockSize;

@@ -27,17 +27,26 @@ struct Live {
   double lastToken = 0;
   bool reserved = false; ///< static batching holds its whole length from admission
   bool running = false;
+  bool inFlight = false; ///< in a step that has not ended: not schedulable, not preemptable
   int64_t inStep = -1;   ///< the last step it was scheduled in
+};
+
+/// A step started and not yet ended: its work and when it ends.
+struct Flight {
+  double end = 0;
+  std::vector<std::pair<int64_t, int64_t>> work; ///< (request, new tokens)
 };
 
 struct Replica {
   std::deque<int64_t> waiting;
   std::vector<int64_t> running; ///< admission order: the last is preempted first
-  std::vector<std::pair<int64_t, int64_t>> step; ///< (request, new tokens) of the step in flight
-  double stepEnd = 0;
-  bool busy = false;
+  std::vector<std::pair<int64_t, int64_t>> step; ///< (request, new tokens) of the step being built
+  /// Steps in flight: one, or up to pp with a pipeline (each stage works on
+  /// another batch), the next starting when the first stage is free.
+  std::vector<Flight> flights;
+  double stageFree = 0;
   int64_t usedBlocks = 0;
-  double blockSeconds = 0; ///< blocks in use x time, for the mean occupancy
+  double blockSeconds = 0, since = 0; ///< blocks in use x time until `since`, for the mean occupancy
 };
 
 class Simulation {
@@ -56,41 +65,53 @@ public:
 
   llvm::Expected<Result> run() {
     if (llvm::Error err = checkFits()) return err;
-    size_t next = 0, done = 0, inFlight = 0;
+    size_t next = 0, done = 0, inSystem = 0;
     double now = 0, firstSent = std::numeric_limits<double>::infinity();
     constexpr double kNever = std::numeric_limits<double>::infinity();
     while (done < reqs.size()) {
-      bool canSend = next < reqs.size() && (e.concurrency == 0 || inFlight < size_t(e.concurrency));
+      bool canSend = next < reqs.size() && (e.concurrency == 0 || inSystem < size_t(e.concurrency));
       double tA = canSend ? std::max(reqs[next].arrival + e.requestOverhead, now) : kNever;
-      int64_t stepRep = -1;
-      for (size_t r = 0; r < reps.size(); ++r)
-        if (reps[r].busy && (stepRep < 0 || reps[r].stepEnd < reps[size_t(stepRep)].stepEnd)) stepRep = int64_t(r);
-      double tS = stepRep >= 0 ? reps[size_t(stepRep)].stepEnd : kNever;
-      if (tA == kNever && tS == kNever)
+      // The earliest step to end, and the earliest first stage to free up
+      // for another batch (pipelines only).
+      double tS = kNever, tP = kNever;
+      size_t stepRep = 0, stepFlight = 0;
+      for (size_t r = 0; r < reps.size(); ++r) {
+        for (size_t f = 0; f < reps[r].flights.size(); ++f)
+          if (reps[r].flights[f].end < tS) tS = reps[r].flights[f].end, stepRep = r, stepFlight = f;
+        if (int64_t(reps[r].flights.size()) < e.pipeline && reps[r].stageFree > now && hasWork(reps[r]))
+          tP = std::min(tP, reps[r].stageFree);
+      }
+      if (tA == kNever && tS == kNever && tP == kNever)
         return llvm::createStringError("serving stalled with %zu requests unfinished", reqs.size() - done);
-      if (tA <= tS) {
+      if (tP < tA && tP < tS) {
+        now = tP;
+      } else if (tA <= tS) {
         now = tA;
         // Every request due by now reaches the scheduler before it runs.
-        while (next < reqs.size() && (e.concurrency == 0 || inFlight < size_t(e.concurrency)) &&
+        while (next < reqs.size() && (e.concurrency == 0 || inSystem < size_t(e.concurrency)) &&
                reqs[next].arrival + e.requestOverhead <= now) {
           RequestRecord &rec = out.requests[next];
           rec.sent = std::max(reqs[next].arrival, now - e.requestOverhead);
           firstSent = std::min(firstSent, rec.sent);
           rec.replica = route();
           reps[size_t(rec.replica)].waiting.push_back(int64_t(next));
-          ++inFlight;
+          ++inSystem;
           ++next;
         }
       } else {
         now = tS;
-        size_t finished = finishStep(size_t(stepRep), now);
+        size_t finished = finishStep(stepRep, stepFlight, now);
         done += finished;
-        inFlight -= finished;
+        inSystem -= finished;
       }
       for (size_t r = 0; r < reps.size(); ++r)
-        if (!reps[r].busy)
+        while (int64_t(reps[r].flights.size()) < e.pipeline && reps[r].stageFree <= now) {
+          size_t before = reps[r].flights.size();
           if (llvm::Error err = startStep(r, now)) return err;
+          if (reps[r].flights.size() == before) break; // nothing to run
+        }
     }
+    for (Replica &rep : reps) account(rep, now);
     summarize(firstSent, now);
     return std::move(out);
   }
@@ -135,7 +156,18 @@ private:
     live[size_t(i)].blocks = 0;
   }
 
-  bool scheduled(int64_t i) const { return live[size_t(i)].inStep == out.steps; }
+  /// In the step being built, or in one in flight.
+  bool scheduled(int64_t i) const { return live[size_t(i)].inStep == out.steps || live[size_t(i)].inFlight; }
+  /// Requests that a step could take: waiting, or running and not in flight.
+  bool hasWork(const Replica &rep) const {
+    return !rep.waiting.empty() ||
+           std::any_of(rep.running.begin(), rep.running.end(), [&](int64_t i) { return !live[size_t(i)].inFlight; });
+  }
+  /// Adds the blocks held since the last change to the occupancy integral.
+  void account(Replica &rep, double now) {
+    rep.blockSeconds += double(rep.usedBlocks) * (now - rep.since);
+    rep.since = now;
+  }
   void schedule(Replica &rep, int64_t i, int64_t n) {
     rep.step.push_back({i, n});
     live[size_t(i)].inStep = out.steps;
@@ -176,7 +208,7 @@ private:
     for (int64_t i : order) {
       if (budget <= 0 || int64_t(rep.step.size()) >= e.maxBatch) return;
       Live &l = live[size_t(i)];
-      if (!l.running || need(i) != 1 || l.computed == 0) continue;
+      if (!l.running || l.inFlight || need(i) != 1 || l.computed == 0) continue;
       bool placed = true;
       while (!l.reserved && !grow(rep, i, l.computed + 1))
         if (!preemptFor(rep, i)) {
@@ -224,6 +256,7 @@ private:
 
   llvm::Error startStep(size_t r, double now) {
     Replica &rep = reps[r];
+    account(rep, now);
     rep.step.clear();
     preemptedNow = false;
     int64_t budget = e.tokenBudget;
@@ -255,9 +288,11 @@ private:
     }
     llvm::Expected<double> t = cost(shape);
     if (!t) return t.takeError();
-    rep.busy = true;
-    rep.stepEnd = now + *t;
-    rep.blockSeconds += double(rep.usedBlocks) * *t;
+    for (auto [i, n] : rep.step) live[size_t(i)].inFlight = true;
+    rep.flights.push_back({now + *t, std::move(rep.step)});
+    rep.step.clear();
+    // A pipeline's first stage takes its share of the step (even stages).
+    rep.stageFree = now + *t / double(e.pipeline);
     out.kvPeak = std::max(out.kvPeak, double(rep.usedBlocks) / double(e.kvBlocks));
     out.occupancy.push_back({now, int64_t(r), rep.usedBlocks});
     ++out.steps;
@@ -265,13 +300,16 @@ private:
   }
 
   /// Applies the step that ended at `now`; returns the requests it finished.
-  size_t finishStep(size_t r, double now) {
+  size_t finishStep(size_t r, size_t f, double now) {
     Replica &rep = reps[r];
-    rep.busy = false;
+    account(rep, now);
+    Flight flight = std::move(rep.flights[f]);
+    rep.flights.erase(rep.flights.begin() + ptrdiff_t(f));
     size_t finished = 0;
-    for (auto [i, n] : rep.step) {
+    for (auto [i, n] : flight.work) {
       Live &l = live[size_t(i)];
       RequestRecord &rec = out.requests[size_t(i)];
+      l.inFlight = false;
       l.computed += n;
       if (l.computed < l.context) continue;
       ++l.generated;
@@ -286,7 +324,6 @@ private:
       rep.running.erase(std::find(rep.running.begin(), rep.running.end(), i));
       ++finished;
     }
-    rep.step.clear();
     return finished;
   }
 

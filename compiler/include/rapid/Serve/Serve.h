@@ -54,6 +54,7 @@ struct Engine {
   ServeScheduler scheduler = ServeScheduler::Chunked;
   ServeRouter router = ServeRouter::RoundRobin;
   int64_t replicas = 1;
+  int64_t pipeline = 1;        ///< batches in flight at once: a replica's pipeline stages (vLLM runs pp)
   int64_t maxBatch = 256, tokenBudget = 2048, blockSize = 16;
   int64_t kvBlocks = 0;        ///< per replica
   int64_t concurrency = 0;     ///< 0: open loop
