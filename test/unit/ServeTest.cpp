@@ -123,6 +123,30 @@ TEST(Serve, AFullCachePreemptsTheLatestRequestWhichRecomputesItsContext) {
   EXPECT_DOUBLE_EQ(r.kvPeak, 1.0);
 }
 
+TEST(Serve, ASwappedRequestGetsItsCacheBackInsteadOfRecomputingIt) {
+  Recorder rec;
+  Engine e = engine(ServeScheduler::Chunked, 4);
+  e.preemption = ServePreemption::Swap;
+  e.swapBlocks = 10;
+  Result r = run({{0, 0, 30, 10}, {1, 0, 30, 10}}, e, rec);
+  EXPECT_EQ(r.preemptions, 1);
+  int64_t moved = 0;
+  for (const StepShape &s : rec.shapes) {
+    moved += s.swapBlocks;
+    for (const Chunk &c : s.prefill) EXPECT_FALSE(c.context == 0 && c.q > 30);
+  }
+  EXPECT_EQ(moved, 4); // its two blocks out, then back in
+  EXPECT_EQ(r.requests[1].output, 10);
+  // Without room in host memory, the same preemption recomputes.
+  Recorder full;
+  e.swapBlocks = 1;
+  run({{0, 0, 30, 10}, {1, 0, 30, 10}}, e, full);
+  bool recomputed = false;
+  for (const StepShape &s : full.shapes)
+    for (const Chunk &c : s.prefill) recomputed |= c.context == 0 && c.q > 30;
+  EXPECT_TRUE(recomputed);
+}
+
 TEST(Serve, ARequestLargerThanTheCacheIsAnError) {
   Recorder rec;
   llvm::Expected<Result> r = simulate({{7, 0, 100, 100}}, engine(ServeScheduler::Chunked, 4), rec.cost());

@@ -47,8 +47,12 @@ public:
     double attention = timeOf(lower::serveAttention(shard, chunks, s.decodeSeqs, s.decodeKv), decodeOnly);
     auto [it, fresh] = heads.try_emplace({s.sampled, decodeOnly}, 0.0);
     if (fresh) it->second = timeOf(lower::serveHead(shard, s.sampled), decodeOnly);
-    return *b + attention * double(point.model.layers) + it->second + point.stack.stepOverhead.value();
+    // Swapped blocks cross the host link before the step runs (vLLM V0).
+    double swap = double(s.swapBlocks) * blockBytes / point.gpu.hostBandwidth.value();
+    return *b + attention * double(point.model.layers) + it->second + point.stack.stepOverhead.value() + swap;
   }
+
+  double blockBytes = 0; ///< one KV block on the GPU that holds the most layers
 
 private:
   /// The body at `tokens`, linear between the grid points around it.
@@ -112,7 +116,11 @@ int64_t largestStep(const ServingSpec &s, const std::vector<serve::Request> &req
 /// the weights, the largest step's working set and logits, and the reserve,
 /// on the stage with the least room, in whole blocks. Fills each stage's
 /// kvCache and peak with the blocks' bytes; 0 blocks when none fits.
-int64_t kvBlocks(MemoryReport &mem, const ir::Program &probe, const ExperimentPoint &p) {
+struct KvCache {
+  int64_t blocks = 0;
+  double blockBytes = 0; ///< on the stage with the most layers
+};
+KvCache kvCache(MemoryReport &mem, const ir::Program &probe, const ExperimentPoint &p) {
   const ServingSpec &s = *p.serving;
   lower::Shard sh = lower::makeShard(probe.layout, p);
   double perToken = 2.0 * double(sh.kvLocal) * sh.kvBytes; // K and V of one token in one layer
@@ -122,8 +130,10 @@ int64_t kvBlocks(MemoryReport &mem, const ir::Program &probe, const ExperimentPo
     double block = perToken * double(probe.memory.stageLayers[size_t(m.stage)]) * double(s.blockSize);
     blocks = std::min(blocks, room > 0 ? int64_t(room / block) : 0);
   }
+  double largest = 0;
   for (StageMemory &m : mem.stages) {
     double block = perToken * double(probe.memory.stageLayers[size_t(m.stage)]) * double(s.blockSize);
+    largest = std::max(largest, block);
     m.kvCache = double(blocks) * block;
     m.peak += m.kvCache;
   }
@@ -135,7 +145,7 @@ int64_t kvBlocks(MemoryReport &mem, const ir::Program &probe, const ExperimentPo
                              formatBytes(Bytes(w.peak)), w.rank, w.stage, formatNumber(s.kvMemory * 100), p.gpu.name,
                              formatBytes(Bytes(s.kvMemory * w.capacity)));
   }
-  return blocks;
+  return {blocks, largest};
 }
 
 } // namespace
@@ -156,7 +166,8 @@ llvm::Expected<RunResult> runServing(const ExperimentPoint &point) {
   RunResult r;
   r.memory = *probe.memoryReport;
   if (!r.memory.fits) return r;
-  r.kvBlocks = kvBlocks(r.memory, probe, point);
+  KvCache kv = kvCache(r.memory, probe, point);
+  r.kvBlocks = kv.blocks;
   if (!r.memory.fits) return r;
   serve::Engine e;
   e.scheduler = s.scheduler;
@@ -167,11 +178,14 @@ llvm::Expected<RunResult> runServing(const ExperimentPoint &point) {
   e.tokenBudget = s.tokenBudget;
   e.blockSize = s.blockSize;
   e.kvBlocks = r.kvBlocks;
+  e.preemption = s.preemption;
+  e.swapBlocks = int64_t(s.swapSpace.value() / kv.blockBytes);
   e.concurrency = s.concurrency;
   e.requestOverhead = point.stack.requestOverhead.value();
   e.sloTtft = s.sloTtft.value();
   e.sloTpot = s.sloTpot.value();
   StepCosts costs(point, probe);
+  costs.blockBytes = kv.blockBytes;
   llvm::Expected<serve::Result> res = serve::simulate(*reqs, e, [&](const serve::StepShape &shape) {
     return costs(shape);
   });

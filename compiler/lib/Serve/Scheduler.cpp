@@ -28,6 +28,7 @@ struct Live {
   bool reserved = false; ///< static batching holds its whole length from admission
   bool running = false;
   bool inFlight = false; ///< in a step that has not ended: not schedulable, not preemptable
+  int64_t swapped = 0;   ///< its KV blocks held in host memory after a swap-out
   int64_t inStep = -1;   ///< the last step it was scheduled in
 };
 
@@ -45,7 +46,7 @@ struct Replica {
   /// another batch), the next starting when the first stage is free.
   std::vector<Flight> flights;
   double stageFree = 0;
-  int64_t usedBlocks = 0;
+  int64_t usedBlocks = 0, hostBlocks = 0;
   double blockSeconds = 0, since = 0; ///< blocks in use x time until `since`, for the mean occupancy
 };
 
@@ -189,8 +190,17 @@ private:
 
   void preempt(Replica &rep, size_t k) {
     int64_t v = rep.running[k];
+    Live &l = live[size_t(v)];
+    // Swapped out when host memory has room: its cache comes back later;
+    // otherwise recomputed from scratch.
+    if (e.preemption == ServePreemption::Swap && rep.hostBlocks + l.blocks <= e.swapBlocks && l.computed > 0) {
+      l.swapped = l.blocks;
+      rep.hostBlocks += l.blocks;
+      swapNow += l.blocks;
+    } else {
+      l.computed = 0;
+    }
     release(rep, v);
-    live[size_t(v)].computed = 0;
     live[size_t(v)].running = false;
     rep.running.erase(rep.running.begin() + ptrdiff_t(k));
     rep.waiting.push_front(v);
@@ -245,6 +255,11 @@ private:
       int64_t hold = e.scheduler == ServeScheduler::Static ? reqs[size_t(i)].prompt + reqs[size_t(i)].output
                                                            : live[size_t(i)].computed + n;
       if (!grow(rep, i, hold)) return;
+      if (int64_t back = live[size_t(i)].swapped) { // its cache returns from host memory
+        swapNow += back;
+        rep.hostBlocks -= back;
+        live[size_t(i)].swapped = 0;
+      }
       live[size_t(i)].reserved = e.scheduler == ServeScheduler::Static;
       live[size_t(i)].running = true;
       rep.waiting.pop_front();
@@ -259,6 +274,7 @@ private:
     account(rep, now);
     rep.step.clear();
     preemptedNow = false;
+    swapNow = 0;
     int64_t budget = e.tokenBudget;
     switch (e.scheduler) {
     case ServeScheduler::Static: // a new batch only when the last one is done
@@ -275,6 +291,7 @@ private:
     }
     if (rep.step.empty()) return llvm::Error::success();
     StepShape shape;
+    shape.swapBlocks = swapNow;
     for (auto [i, n] : rep.step) {
       const Live &l = live[size_t(i)];
       shape.tokens += n;
@@ -362,6 +379,7 @@ private:
   LogHistogram itl;
   size_t sent = 0;
   bool preemptedNow = false;
+  int64_t swapNow = 0; ///< blocks the step being built moves to or from host memory
   Result out;
 };
 

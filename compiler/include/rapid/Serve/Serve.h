@@ -47,6 +47,7 @@ struct StepShape {
   std::vector<Chunk> prefill; ///< requests with more than one new token, or none cached
   int64_t decodeSeqs = 0;     ///< requests with one new token after a cache
   int64_t decodeKv = 0;       ///< tokens those attend over, in all
+  int64_t swapBlocks = 0;     ///< KV blocks copied to or from host memory before it runs
 };
 using StepCost = std::function<llvm::Expected<double>(const StepShape &)>;
 
@@ -57,6 +58,8 @@ struct Engine {
   int64_t pipeline = 1;        ///< batches in flight at once: a replica's pipeline stages (vLLM runs pp)
   int64_t maxBatch = 256, tokenBudget = 2048, blockSize = 16;
   int64_t kvBlocks = 0;        ///< per replica
+  ServePreemption preemption = ServePreemption::Recompute;
+  int64_t swapBlocks = 0;      ///< host memory for swapped blocks, per replica
   int64_t concurrency = 0;     ///< 0: open loop
   double requestOverhead = 0;  ///< seconds before a request reaches the scheduler
   double sloTtft = 0, sloTpot = 0; ///< per-request targets in seconds; 0: none

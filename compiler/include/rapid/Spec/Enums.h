@@ -40,6 +40,8 @@ enum class AttentionKernel : uint8_t { Flash2, Flash3 };
 enum class CudaGraphs : uint8_t { None, Decode, All };
 /// How a serving engine batches requests (docs/serving.md).
 enum class ServeScheduler : uint8_t { Static, Continuous, Chunked };
+/// What a preempted request's KV cache becomes.
+enum class ServePreemption : uint8_t { Recompute, Swap };
 /// How requests are spread over data-parallel replicas.
 enum class ServeRouter : uint8_t { RoundRobin, LeastLoaded };
 /// Soft faults derate links; hard ones remove them.
@@ -84,6 +86,9 @@ template <> struct EnumInfo<CudaGraphs> {
 };
 template <> struct EnumInfo<ServeScheduler> {
   static constexpr std::string_view names[] = {"static", "continuous", "chunked"};
+};
+template <> struct EnumInfo<ServePreemption> {
+  static constexpr std::string_view names[] = {"recompute", "swap"};
 };
 template <> struct EnumInfo<ServeRouter> {
   static constexpr std::string_view names[] = {"round_robin", "least_loaded"};
