@@ -11,6 +11,10 @@ usage: serving.py CHECK FILE.jsonl
               highest TTFT median
   curve       along the points of a rate sweep: throughput rises, and the
               end-to-end median never falls
+  idle        the 'idle' point's TTFT (mean, p50, p99) is the 'alone'
+              point's, within 0.5 %
+  little      the 'closed' point (concurrency C): requests/s x mean
+              end-to-end latency is within 2 % of C
 """
 import json
 import sys
@@ -54,6 +58,20 @@ def main():
                 problems.append(f"throughput falls from rate {a['point']['serving.rate']}")
             if sb["e2e_s"]["p50"] < sa["e2e_s"]["p50"]:
                 problems.append(f"latency falls from rate {a['point']['serving.rate']}")
+    elif check == "idle":
+        by = {p["experiment"]: p for p in points}
+        want = by["alone"]["ttft_s"]
+        for k in ("mean", "p50", "p99"):
+            got = by["idle"]["serving"]["ttft_s"][k]
+            print(f"idle TTFT {k} {got:.6g} vs alone {want:.6g}")
+            if abs(got / want - 1) > 0.005:
+                problems.append(f"idle TTFT {k} is not the prefill alone")
+    elif check == "little":
+        s = next(p for p in points if p["experiment"] == "closed")["serving"]
+        c = s["requests_per_s"] * s["e2e_s"]["mean"]
+        print(f"requests/s x mean latency = {c:.3f}")
+        if abs(c / 16 - 1) > 0.02:
+            problems.append("Little's law does not hold for concurrency 16")
     for p in problems:
         print("FAIL:", p)
     print(f"{len(problems)} problems")
