@@ -10,6 +10,10 @@ compare.py KIND CSV MAX_MEDIAN MAX_WORST
        breakdown.layer_forward_s and .layer_backward_s.
   KIND llama2: rows of llama2_inference_a100.csv against llama2_<size>_tp<tp>
        of examples/validation/llama2_inference.rapid; compares total_s.
+  KIND vllm: rows of vllm_lambda/measured.csv against the experiments of
+       examples/validation/vllm_serving.rapid named after each case
+       (h100_llama3_8b_tp1_n10 -> h100_8b_n10); compares the run's duration
+       and its median TTFT, TPOT and end-to-end latency (four rows a case).
 Prints one line per row and the median and worst absolute relative error;
 fails when either is above its bound (fractions, e.g. 0.25) or a row has no
 prediction."""
@@ -32,6 +36,11 @@ for line in sys.stdin:
         predicted[key + ("bwd",)] = b["layer_backward_s"] * 1e3
     elif kind == "llama2" and "total_s" in o:
         predicted[(o["experiment"], "")] = o["total_s"]
+    elif kind == "vllm" and "serving" in o:
+        s = o["serving"]
+        for part, v in (("duration", s["duration_s"]), ("ttft", s["ttft_s"]["p50"]), ("tpot", s["tpot_s"]["p50"]),
+                        ("e2e", s["e2e_s"]["p50"])):
+            predicted[(o["experiment"], part)] = v
 
 
 def rows():
@@ -42,6 +51,11 @@ def rows():
             for part in ("fwd", "bwd"):
                 key = (row["recompute"], row["sequence_parallel"], part)
                 yield f"{policy} {part}", key, float(row[f"{part}_ms"]), "ms"
+        elif kind == "vllm":
+            name = row["case"].replace("_llama3_", "_").replace("_tp1", "")
+            for part, column, scale in (("duration", "duration_s", 1), ("ttft", "median_ttft_ms", 1e-3),
+                                        ("tpot", "median_tpot_ms", 1e-3), ("e2e", "median_latency_ms", 1e-3)):
+                yield f"{name} {part}", (name, part), float(row[column]) * scale, "s"
         elif kind == "korthikanti":
             key, measured = (row["model"], row["recompute"]), float(row["iteration_s"])
             yield f"{row['model']} {row['recompute']}{' + SP' if row['sequence_parallel'] == 'true' else ''}", key, measured, "s"

@@ -49,7 +49,9 @@ public:
     if (fresh) it->second = timeOf(lower::serveHead(shard, s.sampled), decodeOnly);
     // Swapped blocks cross the host link before the step runs (vLLM V0).
     double swap = double(s.swapBlocks) * blockBytes / point.gpu.hostBandwidth.value();
-    return *b + attention * double(point.model.layers) + it->second + point.stack.stepOverhead.value() + swap;
+    double host = point.stack.stepOverhead.value() +
+                  double(s.decodeSeqs + int64_t(s.prefill.size())) * point.stack.sequenceOverhead.value();
+    return *b + attention * double(point.model.layers) + it->second + host + swap;
   }
 
   double blockBytes = 0; ///< one KV block on the GPU that holds the most layers
