@@ -165,6 +165,22 @@ TEST(Serve, ConcurrencyOneSendsTheNextRequestWhenOneFinishes) {
   EXPECT_DOUBLE_EQ(r.ttft.p50, kStep); // measured from when it was sent
 }
 
+TEST(Serve, ASharedFrontEndTakesRequestsInTurnAndHoldsTheEngine) {
+  std::vector<Request> burst{{0, 0, 10, 2}, {1, 0, 10, 2}, {2, 0, 10, 2}};
+  Engine e = engine(ServeScheduler::Chunked);
+  e.requestOverhead = 0.001;
+  Recorder apart;
+  Result separate = run(burst, e, apart); // all three past the front end at 1 ms
+  EXPECT_DOUBLE_EQ(separate.requests[2].firstToken, 0.001 + kStep);
+  e.sharedFrontend = true;
+  Recorder together;
+  Result shared = run(burst, e, together); // one at a time; the engine waits for the last
+  EXPECT_DOUBLE_EQ(shared.requests[0].firstToken, 0.003 + kStep);
+  EXPECT_DOUBLE_EQ(shared.requests[2].firstToken, 0.003 + kStep);
+  EXPECT_EQ(together.shapes[0].prefill.size(), 3u);
+  EXPECT_DOUBLE_EQ(shared.ttft.p50, 0.003 + kStep); // counted from when the client sent it
+}
+
 TEST(Serve, RoundRobinAlternatesReplicasThatRunInParallel) {
   Recorder rec;
   Engine e = engine(ServeScheduler::Chunked);

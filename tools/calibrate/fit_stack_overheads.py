@@ -2,31 +2,38 @@
 """Fits a serving stack's host overheads to measured serving runs.
 
 usage: fit_stack_overheads.py RAPIDC EXPERIMENTS.rapid MEASURED.csv STACK PREFIX [PARTS]
+(about 380 runs of EXPERIMENTS.rapid: a few minutes for the vLLM table)
 
 A serving engine's steps cost their kernels plus host work the GPU waits
-for: `step_overhead` per step and `sequence_overhead` per sequence in it
-(docs/serving.md). This runs EXPERIMENTS.rapid (whose experiments use stack
-STACK) over a grid of both, compares each run with MEASURED.csv the way
+for: `step_overhead` per step and `sequence_overhead` per sequence in it,
+and each request `request_overhead` in the front end (docs/serving.md). This
+runs EXPERIMENTS.rapid (whose experiments use stack STACK) over a grid of the
+three (GRID), compares each run with MEASURED.csv the way
 test/Validation/compare.py `vllm` does (duration, median TTFT, TPOT and
 end-to-end latency per case), and prints the pair with the lowest median
 absolute error over the cases whose experiment names start with PREFIX
-(the fitted ones) and the figures in PARTS (default duration,tpot,e2e),
+(the fitted ones) and the figures in PARTS (default all four),
 then every row's error at that pair. Cases outside PREFIX and figures
 outside PARTS are reported, never fitted. One fit per stack, stated in
 docs/validation.md with the data it saw.
 """
 import csv
+import itertools
 import json
 import statistics
 import subprocess
 import sys
 
 
-def predictions(rapidc, experiments, stack, step_us, seq_us):
-    out = subprocess.run([rapidc, experiments, "--format=json", "-j2",
-                          "--set", f"{stack}.step_overhead={step_us} us",
-                          "--set", f"{stack}.sequence_overhead={seq_us} us"],
-                         check=True, capture_output=True, text=True).stdout
+GRID = {"step_overhead": range(0, 4001, 500), "sequence_overhead": range(0, 101, 20),
+        "request_overhead": range(0, 3001, 500)}
+
+
+def predictions(rapidc, experiments, stack, values):
+    args = [rapidc, experiments, "--format=json", "-j2"]
+    for name, us in values.items():
+        args += ["--set", f"{stack}.{name}={us} us"]
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     got = {}
     for line in out.splitlines():
         o = json.loads(line)
@@ -51,20 +58,20 @@ def errors(got, want, names, parts=("duration", "ttft", "tpot", "e2e")):
 
 def main():
     rapidc, experiments, table, stack, prefix = sys.argv[1:6]
-    parts = sys.argv[6].split(",") if len(sys.argv) > 6 else ["duration", "tpot", "e2e"]
+    parts = sys.argv[6].split(",") if len(sys.argv) > 6 else ["duration", "ttft", "tpot", "e2e"]
     want = measured(table)
     fitted = [n for n in want if n.startswith(prefix)]
     best = None
-    for step_us in range(0, 5001, 250):
-        for seq_us in range(0, 101, 10):
-            got = predictions(rapidc, experiments, stack, step_us, seq_us)
-            med = statistics.median(abs(e) for *_, e in errors(got, want, fitted, parts))
-            if best is None or med < best[0]:
-                best = (med, step_us, seq_us)
-    med, step_us, seq_us = best
-    print(f"fitted on {len(fitted)} cases ({prefix}*), {'/'.join(parts)}: step_overhead = {step_us} us, "
-          f"sequence_overhead = {seq_us} us, median error {100 * med:.1f}%")
-    got = predictions(rapidc, experiments, stack, step_us, seq_us)
+    for values in itertools.product(*GRID.values()):
+        values = dict(zip(GRID, values))
+        got = predictions(rapidc, experiments, stack, values)
+        med = statistics.median(abs(e) for *_, e in errors(got, want, fitted, parts))
+        if best is None or med < best[0]:
+            best = (med, values)
+    med, values = best
+    print(f"fitted on {len(fitted)} cases ({prefix}*), {'/'.join(parts)}: " +
+          ", ".join(f"{k} = {v} us" for k, v in values.items()) + f", median error {100 * med:.1f}%")
+    got = predictions(rapidc, experiments, stack, values)
     for n, part, e in errors(got, want, list(want)):
         print(f"{'fitted ' if n in fitted and part in parts else 'held out'} {n} {part}: {100 * e:+.1f}%")
 

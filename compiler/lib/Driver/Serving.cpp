@@ -184,6 +184,7 @@ llvm::Expected<RunResult> runServing(const ExperimentPoint &point) {
   e.swapBlocks = int64_t(s.swapSpace.value() / kv.blockBytes);
   e.concurrency = s.concurrency;
   e.requestOverhead = point.stack.requestOverhead.value();
+  e.sharedFrontend = point.stack.frontend == Frontend::Shared;
   e.sloTtft = s.sloTtft.value();
   e.sloTpot = s.sloTpot.value();
   StepCosts costs(point, probe);

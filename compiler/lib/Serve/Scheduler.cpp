@@ -69,9 +69,12 @@ public:
     size_t next = 0, done = 0, inSystem = 0;
     double now = 0, firstSent = std::numeric_limits<double>::infinity();
     constexpr double kNever = std::numeric_limits<double>::infinity();
+    std::deque<std::pair<double, int64_t>> front; // (ready, request), in the front end's order
+    double frontFree = 0;                         // a shared front end is busy until then
+    auto canSend = [&] { return next < reqs.size() && (e.concurrency == 0 || inSystem < size_t(e.concurrency)); };
     while (done < reqs.size()) {
-      bool canSend = next < reqs.size() && (e.concurrency == 0 || inSystem < size_t(e.concurrency));
-      double tA = canSend ? std::max(reqs[next].arrival + e.requestOverhead, now) : kNever;
+      double tA = canSend() ? std::max(reqs[next].arrival, now) : kNever;
+      double tF = front.empty() ? kNever : front.front().first;
       // The earliest step to end, and the earliest first stage to free up
       // for another batch (pipelines only).
       double tS = kNever, tP = kNever;
@@ -82,29 +85,36 @@ public:
         if (int64_t(reps[r].flights.size()) < e.pipeline && reps[r].stageFree > now && hasWork(reps[r]))
           tP = std::min(tP, reps[r].stageFree);
       }
-      if (tA == kNever && tS == kNever && tP == kNever)
+      now = std::min({tA, tF, tS, tP});
+      if (now == kNever)
         return llvm::createStringError("serving stalled with %zu requests unfinished", reqs.size() - done);
-      if (tP < tA && tP < tS) {
-        now = tP;
-      } else if (tA <= tS) {
-        now = tA;
-        // Every request due by now reaches the scheduler before it runs.
-        while (next < reqs.size() && (e.concurrency == 0 || inSystem < size_t(e.concurrency)) &&
-               reqs[next].arrival + e.requestOverhead <= now) {
+      if (now == tA) { // the client sends every request due; the front end takes them in turn
+        while (canSend() && reqs[next].arrival <= now) {
           RequestRecord &rec = out.requests[next];
-          rec.sent = std::max(reqs[next].arrival, now - e.requestOverhead);
-          firstSent = std::min(firstSent, rec.sent);
-          rec.replica = route();
-          reps[size_t(rec.replica)].waiting.push_back(int64_t(next));
+          rec.sent = now;
+          firstSent = std::min(firstSent, now);
+          double ready = (e.sharedFrontend ? std::max(now, frontFree) : now) + e.requestOverhead;
+          if (e.sharedFrontend) frontFree = ready;
+          front.push_back({ready, int64_t(next)});
           ++inSystem;
           ++next;
         }
-      } else {
-        now = tS;
+      } else if (now == tF) { // past the front end: the router places it
+        while (!front.empty() && front.front().first <= now) {
+          int64_t i = front.front().second;
+          front.pop_front();
+          out.requests[size_t(i)].replica = route();
+          reps[size_t(out.requests[size_t(i)].replica)].waiting.push_back(i);
+        }
+      } else if (now == tS) {
         size_t finished = finishStep(stepRep, stepFlight, now);
         done += finished;
         inSystem -= finished;
       }
+      // Steps start once everything due at this moment is in, and not while
+      // a front end sharing the engine's process is busy.
+      if ((canSend() && reqs[next].arrival <= now) || (!front.empty() && front.front().first <= now)) continue;
+      if (e.sharedFrontend && frontFree > now) continue;
       for (size_t r = 0; r < reps.size(); ++r)
         while (int64_t(reps[r].flights.size()) < e.pipeline && reps[r].stageFree <= now) {
           size_t before = reps[r].flights.size();

@@ -61,7 +61,10 @@ struct Engine {
   ServePreemption preemption = ServePreemption::Recompute;
   int64_t swapBlocks = 0;      ///< host memory for swapped blocks, per replica
   int64_t concurrency = 0;     ///< 0: open loop
-  double requestOverhead = 0;  ///< seconds before a request reaches the scheduler
+  double requestOverhead = 0;  ///< seconds a request spends in the front end before the scheduler sees it
+  /// The front end shares the engine's process (vLLM before 0.6): it takes
+  /// requests one at a time, and no step starts while it works.
+  bool sharedFrontend = false;
   double sloTtft = 0, sloTpot = 0; ///< per-request targets in seconds; 0: none
 };
 

@@ -40,6 +40,9 @@ enum class AttentionKernel : uint8_t { Flash2, Flash3 };
 enum class CudaGraphs : uint8_t { None, Decode, All };
 /// How a serving engine batches requests (docs/serving.md).
 enum class ServeScheduler : uint8_t { Static, Continuous, Chunked };
+/// Where a serving engine's front end (HTTP, tokenization) runs: in a
+/// process of its own, or sharing the engine's (vLLM before 0.6).
+enum class Frontend : uint8_t { Separate, Shared };
 /// What a preempted request's KV cache becomes.
 enum class ServePreemption : uint8_t { Recompute, Swap };
 /// How requests are spread over data-parallel replicas.
@@ -86,6 +89,9 @@ template <> struct EnumInfo<CudaGraphs> {
 };
 template <> struct EnumInfo<ServeScheduler> {
   static constexpr std::string_view names[] = {"static", "continuous", "chunked"};
+};
+template <> struct EnumInfo<Frontend> {
+  static constexpr std::string_view names[] = {"separate", "shared"};
 };
 template <> struct EnumInfo<ServePreemption> {
   static constexpr std::string_view names[] = {"recompute", "swap"};
