@@ -16,6 +16,9 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%stdlib", config.rapid_stdlib_dir))
 config.substitutions.append(("%examples", os.path.join(config.rapid_src_root, "examples")))
 config.substitutions.append(("%testdata", os.path.join(config.rapid_src_root, "test", "data")))
+# The Python module and the library it loads (python/rapid).
+config.substitutions.append(("%python_path", os.path.join(config.rapid_src_root, "python")))
+config.substitutions.append(("%librapid", getattr(config, "rapid_library", "")))
 
 # rapidc built with MPI (Open MPI's mpirun runs the sweeps test).
 if getattr(config, "rapid_mpi", False):
