@@ -61,9 +61,10 @@ void writeResults(const std::string &prefix, std::vector<PointResult> results, D
     jsonl += resultJson(r) + "\n";
     csv += csvRow(r) + "\n";
   }
-  std::string requests = requestsCsv(results), kv = kvCsv(results);
+  std::string requests = requestsCsv(results), requestLines = requestsJsonl(results), kv = kvCsv(results);
   for (auto [path, text] : {std::pair{prefix + ".jsonl", &jsonl}, {prefix + ".csv", &csv},
-                            {prefix + ".requests.csv", &requests}, {prefix + ".kv.csv", &kv}})
+                            {prefix + ".requests.csv", &requests}, {prefix + ".requests.jsonl", &requestLines},
+                            {prefix + ".kv.csv", &kv}})
     if (!text->empty())
       if (llvm::Error e = writeFileAtomically(path, *text))
         diags.report(DiagID::CannotWrite, {}, path, llvm::toString(std::move(e)));

@@ -9,6 +9,7 @@
 #include "rapid/Support/Json.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -91,6 +92,32 @@ std::string requestsCsv(const std::vector<PointResult> &results) {
       out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", text(r.experiment), text(r.label), q.id, q.replica,
                          jsonNumberText(q.sent), q.prompt, q.output, jsonNumberText(q.firstToken - q.sent),
                          q.output > 1 ? jsonNumberText(tpot) : "", jsonNumberText(q.finish - q.sent), q.preemptions);
+    }
+  }
+  return out;
+}
+
+std::string requestsJsonl(const std::vector<PointResult> &results) {
+  std::string out;
+  for (const PointResult &r : results) {
+    if (!r.serving) continue;
+    for (const serve::RequestRecord &q : r.serving->records) {
+      llvm::raw_string_ostream os(out);
+      llvm::json::OStream j(os);
+      j.object([&] {
+        j.attribute("experiment", r.experiment);
+        j.attribute("point", r.label);
+        j.attribute("request", q.id);
+        j.attribute("replica", q.replica);
+        writeNumber(j, "sent_s", q.sent);
+        j.attribute("prompt", q.prompt);
+        j.attribute("output", q.output);
+        writeNumber(j, "ttft_s", q.firstToken - q.sent);
+        if (q.output > 1) writeNumber(j, "tpot_s", (q.finish - q.firstToken) / double(q.output - 1));
+        writeNumber(j, "e2e_s", q.finish - q.sent);
+        j.attribute("preemptions", q.preemptions);
+      });
+      os << "\n";
     }
   }
   return out;

@@ -96,11 +96,13 @@ llvm::Expected<PointResult> readResult(llvm::StringRef line, std::string *finger
 std::string csvHeader();
 std::string csvRow(const PointResult &r);
 
-/// Serving points' files of `--output`: PREFIX.requests.csv, one row per
+/// Serving points' files of `--output`: PREFIX.requests.csv (and .jsonl), one row per
 /// request (its replica, when it was sent, its lengths and latencies), and
 /// PREFIX.kv.csv, the KV blocks each replica used at each step. Empty
 /// when no result has them.
 std::string requestsCsv(const std::vector<PointResult> &results);
+/// The same rows as PREFIX.requests.jsonl: one JSON object per request.
+std::string requestsJsonl(const std::vector<PointResult> &results);
 std::string kvCsv(const std::vector<PointResult> &results);
 
 /// The table of `rapidc exp.rapid`: GPUs, peak memory, step time or
