@@ -1,8 +1,10 @@
 //===- Plots.cpp - SVG charts of a run's results --------------------------===//
 //
 // Two pictures a user would rather look at than read:
-//  PREFIX.points.svg  one bar per point, its step time (or total latency),
-//                     relative to the best; pruned points in grey with why.
+//  PREFIX.points.svg  one bar per point, its step time (or latency),
+//                     relative to the best of its experiment or sweep, each
+//                     group on its own scale; training bars stacked by rank
+//                     0's breakdown; pruned points in grey with why.
 //  PREFIX.faults.svg  per point and fault study, every sample's slowdown
 //                     as a dot, the mean as a bar, against 1x (no faults).
 //  PREFIX.serving.svg serving points: median and p99 end-to-end latency
@@ -64,27 +66,80 @@ std::string label(const PointResult &r) { return r.experiment + (r.label == "-" 
 
 double headline(const PointResult &r) { return r.headline().value_or(0); }
 
+/// The unit a workload's points are timed in.
+const char *unitOf(Workload w) {
+  switch (w) {
+  case Workload::Training: return "seconds per step";
+  case Workload::Inference: return "seconds per batch (TTFT and every decode step)";
+  case Workload::Serving: return "mean seconds per request, end to end";
+  case Workload::None: break;
+  }
+  return "seconds";
+}
+
+/// Rank 0's breakdown of a training step, as stacked segments.
+struct Segment {
+  double seconds;
+  const char *color, *name;
+};
+std::vector<Segment> segments(const PointResult &r) {
+  const PointResult::Training &t = *r.training;
+  return {{t.computeTime, "#47a", "compute"},
+          {t.exposedComm, "#e80", "exposed communication"},
+          {t.bubble, "#a5c", "pipeline bubble"},
+          {std::max(0.0, t.stepTime - t.computeTime - t.exposedComm - t.bubble), "#bbb", "idle"}};
+}
+
 std::string pointsChart(const std::vector<PointResult> &rows) {
-  double best = INFINITY, worst = 0;
-  for (const auto &o : rows)
-    if (headline(o) > 0) best = std::min(best, headline(o)), worst = std::max(worst, headline(o));
-  double bottom = kTop + kRow * double(rows.size()) + 6;
-  std::string svg = header(bottom + 30, "Time per point", "seconds per step (training) or per request (inference)");
-  if (worst > 0) svg += ticks(0, worst * 1.05, bottom, " s");
-  for (size_t i = 0; i < rows.size(); ++i) {
-    double y = kTop + kRow * double(i), t = headline(rows[i]);
-    svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"end\">{}</text>\n", kLabelWidth - 8, y + 15,
-                       xml(label(rows[i])));
-    if (t <= 0) {
-      svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" fill=\"#999\">pruned: {}</text>\n", kLabelWidth + 4, y + 15,
-                         xml(rows[i].reason.substr(0, 70)));
-      continue;
+  // One group per experiment or sweep, each on its own scale: training steps,
+  // inference batches and served requests are not one quantity.
+  std::vector<std::vector<const PointResult *>> groups;
+  std::map<std::string, size_t> index;
+  for (const PointResult &r : rows) {
+    std::string key = (r.sweep.empty() ? r.experiment : "sweep " + r.sweep) + "\x1f" + std::string(nameOf(r.workload));
+    auto [it, fresh] = index.try_emplace(key, groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(&r);
+  }
+  double bottom = kTop + kRow * double(rows.size() + groups.size()) + 6;
+  std::string svg = header(bottom + 30, "Time per point", "each group on its own scale; training bars split into "
+                                                          "rank 0's compute, exposed communication, bubble and idle");
+  double y = kTop;
+  for (const auto &group : groups) {
+    const PointResult &first = *group.front();
+    double best = INFINITY, worst = 0;
+    for (const PointResult *o : group)
+      if (headline(*o) > 0) best = std::min(best, headline(*o)), worst = std::max(worst, headline(*o));
+    std::string title = first.sweep.empty() ? first.experiment : "sweep " + first.sweep;
+    svg += fmt::format("<text x=\"10\" y=\"{:.0f}\" font-weight=\"bold\">{}: {}</text>\n", y + 15,
+                       xml(title + " (" + std::string(nameOf(first.workload)) + ")"), xml(unitOf(first.workload)));
+    y += kRow;
+    for (const PointResult *o : group) {
+      double t = headline(*o);
+      svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"end\">{}</text>\n", kLabelWidth - 8, y + 15,
+                         xml(label(*o)));
+      if (t <= 0) {
+        svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" fill=\"#999\">{}: {}</text>\n", kLabelWidth + 4, y + 15,
+                           o->error.empty() ? "pruned" : "failed", xml((o->error.empty() ? o->reason : o->error).substr(0, 70)));
+        y += kRow;
+        continue;
+      }
+      double scale = kPlotWidth / (worst * 1.05), x = kLabelWidth;
+      if (o->training)
+        for (const Segment &seg : segments(*o)) {
+          svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.0f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"{}\">"
+                             "<title>{}: {}</title></rect>\n",
+                             x, y + 3, seg.seconds * scale, kRow - 6, seg.color, seg.name,
+                             xml(formatSeconds(Seconds(seg.seconds))));
+          x += seg.seconds * scale;
+        }
+      else
+        svg += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"{}\"/>\n",
+                           kLabelWidth, y + 3, t * scale, kRow - 6, t == best ? "#2a7" : "#47a");
+      svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\">{} ({:.2f}x the best)</text>\n", kLabelWidth + t * scale + 4,
+                         y + 15, xml(formatSeconds(Seconds(t))), t / best);
+      y += kRow;
     }
-    double w = t / (worst * 1.05) * kPlotWidth;
-    svg += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"{}\"/>\n"
-                       "<text x=\"{:.1f}\" y=\"{:.0f}\">{} ({:.2f}x the best)</text>\n",
-                       kLabelWidth, y + 3, w, kRow - 6, t == best ? "#2a7" : "#47a", kLabelWidth + w + 4, y + 15,
-                       xml(formatSeconds(Seconds(t))), t / best);
   }
   return svg + "</svg>\n";
 }
