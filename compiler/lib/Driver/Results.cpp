@@ -51,6 +51,7 @@ PointResult makeResult(const ExperimentPoint &p, const RunResult *run) {
   r.point = p.point;
   if (!p.sweep.empty()) r.label = pointLabel(p);
   r.workload = p.workload();
+  r.search = p.search;
   r.reason = !p.feasible ? p.reason : run && !run->memory.fits ? run->memory.reason : "";
   r.feasible = r.reason.empty();
   r.gpus = p.network.gpus;
@@ -84,6 +85,20 @@ PointResult makeResult(const ExperimentPoint &p, const RunResult *run) {
   return r;
 }
 
+void markPareto(std::vector<PointResult> &results) {
+  auto ran = [](const PointResult &r) { return r.search && r.feasible && r.error.empty() && r.memory && r.headline(); };
+  for (PointResult &a : results) {
+    a.pareto = false;
+    if (!ran(a)) continue;
+    double t = *a.headline(), m = a.memory->peak;
+    a.pareto = std::none_of(results.begin(), results.end(), [&](const PointResult &b) {
+      if (&b == &a || !ran(b) || b.experiment != a.experiment || b.sweep != a.sweep) return false;
+      double bt = *b.headline(), bm = b.memory->peak;
+      return bt <= t && bm <= m && (bt < t || bm < m);
+    });
+  }
+}
+
 PointResult failedResult(const ExperimentPoint &p, std::string error) {
   PointResult r = makeResult(p, nullptr);
   r.error = std::move(error);
@@ -104,6 +119,7 @@ std::string resultJson(const PointResult &r, llvm::StringRef fingerprint) {
     j.attribute("feasible", r.feasible);
     j.attribute("reason", r.reason);
     if (!r.error.empty()) j.attribute("error", r.error);
+    if (r.search) j.attribute("pareto", r.pareto);
     j.attribute("gpus", r.gpus);
     if (r.memory)
       j.attributeObject("memory", [&] {
@@ -274,6 +290,10 @@ static bool fromJSON(const llvm::json::Value &v, PointResult &r, llvm::json::Pat
       !o.map("gpus", r.gpus) || !o.map("memory", r.memory) || !o.mapOptional("fault_studies", r.faultStudies) ||
       !o.mapOptional("error", r.error))
     return false;
+  if (const llvm::json::Value *pareto = v.getAsObject()->get("pareto")) {
+    r.search = true;
+    r.pareto = pareto->getAsBoolean().value_or(false);
+  }
   for (Workload w : {Workload::None, Workload::Training, Workload::Inference, Workload::Serving})
     if (nameOf(w) == workload) r.workload = w;
   if (nameOf(r.workload) != workload) {

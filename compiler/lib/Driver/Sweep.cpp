@@ -188,6 +188,7 @@ llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPo
   mpi::settle();
   if (opts.progress && !todo.empty()) llvm::errs() << "\n";
   if (failure) return failure;
+  markPareto(results);
   if (!opts.output.empty() && root) writeResults(opts.output, results, diags);
   return results;
 }

@@ -67,6 +67,43 @@ void printResultRow(const PointResult &r, llvm::raw_ostream &os) {
   }
 }
 
+void printSearchSummary(const std::vector<PointResult> &results, llvm::raw_ostream &os) {
+  std::vector<std::string> searches;
+  for (const PointResult &r : results)
+    if (r.search && std::find(searches.begin(), searches.end(), r.sweep) == searches.end()) searches.push_back(r.sweep);
+  for (const std::string &name : searches) {
+    std::vector<const PointResult *> all, front;
+    const PointResult *best = nullptr;
+    for (const PointResult &r : results) {
+      if (!r.search || r.sweep != name) continue;
+      all.push_back(&r);
+      if (!r.pareto) continue;
+      front.push_back(&r);
+      if (!best || *r.headline() < *best->headline()) best = &r;
+    }
+    size_t ran = std::count_if(all.begin(), all.end(), [](const PointResult *r) { return r->feasible && r->error.empty(); });
+    os << fmt::format("search {}: {} of {} layouts fit", name, ran, all.size());
+    if (!best) {
+      os << "\n";
+      continue;
+    }
+    os << fmt::format("; best {} at {}\n", best->label, seconds(*best->headline()));
+    std::stable_sort(front.begin(), front.end(),
+                     [](const PointResult *a, const PointResult *b) { return *a->headline() < *b->headline(); });
+    os << "  Pareto front (time, peak memory per GPU):\n";
+    for (size_t i = 0; i < front.size();) { // layouts that tie on both are one line
+      const PointResult *r = front[i];
+      size_t same = 1;
+      while (i + same < front.size() && *front[i + same]->headline() == *r->headline() &&
+             front[i + same]->memory->peak == r->memory->peak)
+        ++same;
+      os << fmt::format("    {:<12} {:>10}  {}{}\n", seconds(*r->headline()), formatBytes(Bytes(r->memory->peak)),
+                        r->label, same > 1 ? fmt::format(" (and {} more the same)", same - 1) : "");
+      i += same;
+    }
+  }
+}
+
 std::string csvHeader() {
   return "experiment,sweep,point,workload,feasible,reason,gpus,peak_bytes,capacity_bytes,step_time_s,mfu,"
          "tokens_per_s,compute_s,exposed_communication_s,pipeline_bubble_s,idle_s,ttft_s,itl_s,total_s,requests_per_s,"

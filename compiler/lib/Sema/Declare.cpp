@@ -132,10 +132,12 @@ void Sema::buildRecord(const ast::Decl &d) {
     r = records.at(base->name.name);
     r.mapsInherited = true;
   }
-  if (d.target && d.kind.name != "sweep")
-    diags.report(DiagID::BaseNotAllowed, d.target->range, fmt::format("only a sweep is declared 'over' an experiment"));
+  bool expands = d.kind.name == "sweep" || d.kind.name == "search";
+  if (d.target && !expands)
+    diags.report(DiagID::BaseNotAllowed, d.target->range,
+                 fmt::format("only a sweep or a search is declared 'over' an experiment"));
   r.decl = &d;
-  if (d.kind.name == "sweep") { // a sweep's body is read by expandSweep
+  if (expands) { // its body is read by expandSweep
     records.emplace(d.name.name, std::move(r));
     return;
   }

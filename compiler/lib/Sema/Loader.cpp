@@ -56,12 +56,12 @@ std::optional<Program> Sema::run(const std::string &file) {
   Program prog;
   std::set<std::string> swept;
   for (const auto &d : root->decls)
-    if (d->kind.name == "sweep" && d->target)
+    if ((d->kind.name == "sweep" || d->kind.name == "search") && d->target)
       swept.insert(d->target->name);
   for (const auto &d : root->decls) {
     if (d->kind.name == "experiment" && !swept.count(d->name.name) && records.count(d->name.name))
       runExperiment(*d, prog.points);
-    else if (d->kind.name == "sweep")
+    else if (d->kind.name == "sweep" || d->kind.name == "search")
       expandSweep(*d, prog.points);
   }
   if (diags.hasErrors())

@@ -129,7 +129,7 @@ std::string pointLabel(const ExperimentPoint &p) {
 
 void printPointText(const ExperimentPoint &p, llvm::raw_ostream &os) {
   os << "experiment " << p.experiment;
-  if (!p.sweep.empty()) os << " (sweep " << p.sweep << ": " << pointLabel(p) << ")";
+  if (!p.sweep.empty()) os << (p.search ? " (search " : " (sweep ") << p.sweep << ": " << pointLabel(p) << ")";
   os << "\n";
   if (!p.feasible) os << "  infeasible: " << p.reason << "\n";
   os << "  workload " << nameOf(p.workload()) << "\n";

@@ -10,6 +10,10 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <cmath>
+#include <functional>
+#include <set>
+
 namespace rapid::sema {
 namespace {
 /// The points of a file's sweeps together, counted before any is expanded
@@ -72,17 +76,78 @@ struct SweepPlan {
   std::vector<std::pair<std::string, const ast::AssignStmt *>> assigns;
   std::vector<const ast::WhereStmt *> wheres;
   size_t total = 1;
+  bool search = false;
+  /// A search's own constraint: combinations that are no layout of the
+  /// network (degrees that do not multiply to its GPUs) are not points.
+  std::function<bool(const FieldValues &)> keep;
 };
+
+/// A search adds an axis for every layout choice its body leaves open: the
+/// parallel degrees over the network's GPUs (tensor parallelism within the
+/// first dimension, pipeline stages that split the layers evenly), sequence
+/// parallelism with TP, and for training the micro-batch, recompute and
+/// ZeRO stage 1. Combinations whose degrees do not multiply to the GPUs are
+/// dropped; the rest are points like a sweep's (docs/language.md).
+void addLayoutAxes(Sema &sema, SweepPlan &plan) {
+  ExperimentPoint base = sema.resolvePoint(*plan.exp, {});
+  int64_t gpus = base.network.gpus, fast = base.network.dims.empty() ? gpus : base.network.dims.front().size;
+  std::set<std::string> written;
+  for (const Axis &a : plan.axes) written.insert(a.path);
+  for (const auto &[path, a] : plan.assigns) written.insert(path);
+  auto add = [&](const char *label, const char *path, std::vector<Value> values) {
+    if (written.count(path) || values.empty()) return;
+    plan.total = std::min(plan.total * values.size(), kMaxPoints + 1);
+    plan.axes.push_back({label, path, std::move(values)});
+  };
+  auto divisors = [&](auto fits) {
+    std::vector<Value> out;
+    for (int64_t d = 1; d <= gpus; ++d)
+      if (gpus % d == 0 && fits(d)) out.push_back(Value::number(double(d)));
+    return out;
+  };
+  add("tp", "parallel.tp", divisors([&](int64_t d) { return d <= fast && base.model.heads % d == 0; }));
+  add("pp", "parallel.pp", divisors([&](int64_t d) { return base.model.layers % d == 0; }));
+  add("dp", "parallel.dp", divisors([](int64_t) { return true; }));
+  add("sp", "parallel.sp", {Value::boolean(false), Value::boolean(true)});
+  if (base.training) {
+    std::vector<Value> micro;
+    for (int64_t m = 1; m <= std::min<int64_t>(8, base.training->globalBatch); m *= 2) micro.push_back(Value::number(double(m)));
+    add("micro_batch", "training.micro_batch", micro);
+    add("recompute", "training.recompute", {Value::symbol("none"), Value::symbol("selective"), Value::symbol("full")});
+    add("zero", "training.zero", {Value::number(0), Value::number(1)});
+  }
+  auto num = [](const FieldValues &v, const char *path, double fallback) {
+    auto it = v.find(path);
+    return it != v.end() && it->second.isNumber() ? it->second.num() : fallback;
+  };
+  const ParallelSpec par = base.parallel;
+  std::optional<TrainingSpec> training = base.training;
+  plan.keep = [=](const FieldValues &v) {
+    double tp = num(v, "parallel.tp", double(par.tp)), dp = num(v, "parallel.dp", double(par.dp));
+    double product = tp * num(v, "parallel.cp", double(par.cp)) * num(v, "parallel.pp", double(par.pp)) * dp;
+    auto sp = v.find("parallel.sp");
+    if (sp != v.end() && sp->second.kind == Value::Kind::Bool && sp->second.b != (tp > 1)) return false;
+    if (training) { // whole microbatches per replica
+      double micro = num(v, "training.micro_batch", double(training->microBatch));
+      double batch = num(v, "training.global_batch", double(training->globalBatch));
+      if (std::fmod(batch, micro * dp) != 0) return false;
+    }
+    return product == double(gpus);
+  };
+}
 
 /// Reads a sweep's statements: axes (with their values), assignments and
 /// constraints. Nothing if it has errors (reported).
 std::optional<SweepPlan> planSweep(Sema &sema, const ast::Decl &sweep, size_t pointsBefore) {
   DiagnosticEngine &diags = sema.diags;
+  const std::string &kind = sweep.kind.name;
   if (!sweep.target) {
-    diags.report(DiagID::BaseNotAllowed, sweep.name.range, "a sweep names its experiment: 'sweep s over exp { ... }'");
+    diags.report(DiagID::BaseNotAllowed, sweep.name.range,
+                 fmt::format("a {0} names its experiment: '{0} s over exp {{ ... }}'", kind));
     return std::nullopt;
   }
   SweepPlan plan;
+  plan.search = kind == "search";
   plan.exp = sema.record(sweep.target->name);
   if (!plan.exp || plan.exp->schema->kind != "experiment") {
     sema.resolveRef(Value::symbol(sweep.target->name, sweep.target->range), "experiment");
@@ -108,6 +173,8 @@ std::optional<SweepPlan> planSweep(Sema &sema, const ast::Decl &sweep, size_t po
                    "a sweep holds axes ('x in [...]'), assignments and 'where' constraints");
     }
   }
+  if (diags.hasErrors()) return std::nullopt;
+  if (plan.search) addLayoutAxes(sema, plan);
   if (diags.hasErrors()) return std::nullopt;
   if (pointsBefore + plan.total > kMaxPoints) {
     std::string count = plan.total > kMaxPoints ? fmt::format("more than {}", kMaxPoints) : std::to_string(plan.total);
@@ -159,6 +226,7 @@ Outcome pointAt(Sema &sema, const SweepPlan &plan, size_t n, const std::string &
     point.emplace_back(a->path.dotted(), v);
     rescope();
   }
+  if (plan.keep && !plan.keep(overrides)) return Outcome::Dropped;
   for (const ast::WhereStmt *w : plan.wheres) {
     Value c = Evaluator(sema.diags, lookup).eval(*w->cond);
     if (c.isError()) return Outcome::Dropped;
@@ -174,6 +242,9 @@ Outcome pointAt(Sema &sema, const SweepPlan &plan, size_t n, const std::string &
   out.experiment = exp.name();
   out.sweep = sweepName;
   out.point = std::move(point);
+  // A search lays the degrees out in Megatron-LM's order: the experiment's
+  // own `map`s were written for its own degrees.
+  if (plan.search) out.mapping.clear(), out.search = true;
   std::vector<Sema::Problem> problems = bad.empty() ? sema.check(out, exp) : std::vector<Sema::Problem>{{bad, {}}};
   if (!problems.empty()) {
     out.feasible = false;

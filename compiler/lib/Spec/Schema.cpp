@@ -85,7 +85,7 @@ constexpr auto kExperiment = concat(kRefs, kTraining, kInference, kServing, kPar
 template <size_t N> constexpr size_t size(const FieldSpec (&)[N]) { return N; }
 std::span<const FieldSpec> slice(size_t from, size_t count) { return std::span(kExperiment).subspan(from, count); }
 
-constexpr std::array<KindSchema, 7> kKinds{{
+constexpr std::array<KindSchema, 8> kKinds{{
     {"gpu", "GPU", kGpu},
     {"stack", "software stack", kStack},
     {"model", "model", kModel},
@@ -93,6 +93,7 @@ constexpr std::array<KindSchema, 7> kKinds{{
     {"faults", "fault set", {}},
     {"experiment", "experiment", kExperiment},
     {"sweep", "sweep", {}},
+    {"search", "layout search", {}},
 }};
 
 constexpr KindSchema kDimSchema{"dim", "dimension", kDim};
@@ -157,7 +158,7 @@ const KindSchema *schemaFor(std::string_view kind) {
 const KindSchema &dimSchema() { return kDimSchema; }
 const KindSchema &linkFaultSchema() { return kLinkFaultSchema; }
 const KindSchema &randomFaultSchema() { return kRandomFaultSchema; }
-std::string_view declKindList() { return "gpu, stack, model, topology, faults, experiment, sweep"; }
+std::string_view declKindList() { return "gpu, stack, model, topology, faults, experiment, sweep, search"; }
 
 std::string_view nameOf(Distribution::Kind k) {
   switch (k) {

@@ -257,6 +257,7 @@ int runAll(const Program &prog, DiagnosticEngine &diags) {
   if (format == Format::Text) printResultHeader(llvm::outs());
   for (const PointResult &r : *results)
     format == Format::Json ? void(llvm::outs() << resultJson(r) << "\n") : printResultRow(r, llvm::outs());
+  if (format == Format::Text) printSearchSummary(*results, llvm::outs());
   if (!plotPrefix.empty())
     if (llvm::Error e = writePlots(plotPrefix, *results)) diags.report(DiagID::BadOption, {}, llvm::toString(std::move(e)));
   // Every point has its row; the ones that failed are reported where they

@@ -4,7 +4,7 @@ if exists("b:current_syntax")
   finish
 endif
 
-syn keyword rapidDecl gpu stack model topology faults experiment sweep
+syn keyword rapidDecl gpu stack model topology faults experiment sweep search
 syn keyword rapidKeyword import over in where map dim soft hard x
 syn keyword rapidConstant on off true false
 syn match rapidNumber "\<[0-9]\(_\?[0-9]\)*\(\.[0-9]\(_\?[0-9]\)*\)\=\([eE][+-]\=[0-9]\+\)\="

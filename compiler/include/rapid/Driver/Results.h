@@ -71,6 +71,10 @@ struct PointResult {
 
   std::vector<FaultStudy> faultStudies;
 
+  /// From a `search`: whether no other layout of it is both faster and
+  /// lighter (markPareto).
+  bool search = false, pareto = false;
+
   /// The time points are ranked by: step time, total latency, or a served
   /// request's mean end-to-end latency.
   std::optional<double> headline() const;
@@ -80,6 +84,14 @@ struct PointResult {
 
 /// The result of point `p`; `run` is null when Sema pruned it.
 PointResult makeResult(const ExperimentPoint &p, const RunResult *run);
+/// Marks the Pareto front of every search among `results`: the points that
+/// ran and fit for which no other point of the same search takes less time
+/// and no more peak memory per GPU, or less memory and no more time.
+void markPareto(std::vector<PointResult> &results);
+/// After the table: for every search, how many layouts fit, the best, and
+/// the Pareto front of time against peak memory.
+void printSearchSummary(const std::vector<PointResult> &results, llvm::raw_ostream &os);
+
 /// The result of point `p` whose simulation failed with `error`.
 PointResult failedResult(const ExperimentPoint &p, std::string error);
 

@@ -32,7 +32,8 @@ struct DegreeMapping {
 /// field defaulted, checked and in base units, in typed specs.
 struct ExperimentPoint {
   std::string experiment;
-  std::string sweep; ///< "" unless the point comes from a sweep
+  std::string sweep; ///< "" unless the point comes from a sweep (or a search)
+  bool search = false; ///< from a `search`: its results mark their Pareto front
   std::vector<std::pair<std::string, Value>> point; ///< swept values, in axis order, as labels
   bool feasible = true;
   std::string reason; ///< why a sweep point was pruned
