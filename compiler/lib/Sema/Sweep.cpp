@@ -113,7 +113,11 @@ void addLayoutAxes(Sema &sema, SweepPlan &plan) {
     std::vector<Value> micro;
     for (int64_t m = 1; m <= std::min<int64_t>(8, base.training->globalBatch); m *= 2) micro.push_back(Value::number(double(m)));
     add("micro_batch", "training.micro_batch", micro);
-    add("recompute", "training.recompute", {Value::symbol("none"), Value::symbol("selective"), Value::symbol("full")});
+    // Selective recompute is FlashAttention's own (it recomputes the scores
+    // in its backward), so with it on, selective and none are one layout.
+    std::vector<Value> recompute{Value::symbol("none"), Value::symbol("full")};
+    if (!base.training->flashAttention) recompute.insert(recompute.begin() + 1, Value::symbol("selective"));
+    add("recompute", "training.recompute", recompute);
     add("zero", "training.zero", {Value::number(0), Value::number(1)});
   }
   auto num = [](const FieldValues &v, const char *path, double fallback) {
