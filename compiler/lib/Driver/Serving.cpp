@@ -126,17 +126,18 @@ KvCache kvCache(MemoryReport &mem, const ir::Program &probe, const ExperimentPoi
   const ServingSpec &s = *p.serving;
   lower::Shard sh = lower::makeShard(probe.layout, p);
   double perToken = 2.0 * double(sh.kvLocal) * sh.kvBytes; // K and V of one token in one layer
+  auto blockBytes = [&](const StageMemory &m) {
+    return perToken * double(probe.memory.stageLayers[size_t(m.stage)]) * double(s.blockSize);
+  };
   int64_t blocks = std::numeric_limits<int64_t>::max();
   for (const StageMemory &m : mem.stages) {
     double room = s.kvMemory * m.capacity - m.peak;
-    double block = perToken * double(probe.memory.stageLayers[size_t(m.stage)]) * double(s.blockSize);
-    blocks = std::min(blocks, room > 0 ? int64_t(room / block) : 0);
+    blocks = std::min(blocks, room > 0 ? int64_t(room / blockBytes(m)) : 0);
   }
   double largest = 0;
   for (StageMemory &m : mem.stages) {
-    double block = perToken * double(probe.memory.stageLayers[size_t(m.stage)]) * double(s.blockSize);
-    largest = std::max(largest, block);
-    m.kvCache = double(blocks) * block;
+    largest = std::max(largest, blockBytes(m));
+    m.kvCache = double(blocks) * blockBytes(m);
     m.peak += m.kvCache;
   }
   if (blocks == 0) {

@@ -125,10 +125,10 @@ std::string requestsCsv(const std::vector<PointResult> &results) {
     if (!r.serving || r.serving->records.empty()) continue;
     if (out.empty()) out = "experiment,point,request,replica,sent_s,prompt,output,ttft_s,tpot_s,e2e_s,preemptions\n";
     for (const serve::RequestRecord &q : r.serving->records) {
-      double tpot = q.output > 1 ? (q.finish - q.firstToken) / double(q.output - 1) : 0;
+      std::optional<double> tpot = q.tpot();
       out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", text(r.experiment), text(r.label), q.id, q.replica,
-                         jsonNumberText(q.sent), q.prompt, q.output, jsonNumberText(q.firstToken - q.sent),
-                         q.output > 1 ? jsonNumberText(tpot) : "", jsonNumberText(q.finish - q.sent), q.preemptions);
+                         jsonNumberText(q.sent), q.prompt, q.output, jsonNumberText(q.ttft()),
+                         tpot ? jsonNumberText(*tpot) : "", jsonNumberText(q.e2e()), q.preemptions);
     }
   }
   return out;
@@ -149,9 +149,9 @@ std::string requestsJsonl(const std::vector<PointResult> &results) {
         writeNumber(j, "sent_s", q.sent);
         j.attribute("prompt", q.prompt);
         j.attribute("output", q.output);
-        writeNumber(j, "ttft_s", q.firstToken - q.sent);
-        if (q.output > 1) writeNumber(j, "tpot_s", (q.finish - q.firstToken) / double(q.output - 1));
-        writeNumber(j, "e2e_s", q.finish - q.sent);
+        writeNumber(j, "ttft_s", q.ttft());
+        if (std::optional<double> tpot = q.tpot()) writeNumber(j, "tpot_s", *tpot);
+        writeNumber(j, "e2e_s", q.e2e());
         j.attribute("preemptions", q.preemptions);
       });
       os << "\n";
@@ -180,7 +180,8 @@ std::string csvRow(const PointResult &r) {
   PointResult::Training t = r.training.value_or(PointResult::Training());
   PointResult::Inference i = r.inference.value_or(PointResult::Inference());
   bool serving = r.serving.has_value();
-  PointResult::Serving s = serving ? *r.serving : PointResult::Serving();
+  static const PointResult::Serving none;
+  const PointResult::Serving &s = serving ? *r.serving : none; // not a copy: it holds every request
   // The tokens/s column: output tokens for serving, as vLLM's benchmark reports.
   double tps = train ? t.tokensPerSecond : infer ? i.tokensPerSecond : s.outputTokensPerSecond;
   return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",

@@ -181,12 +181,12 @@ private:
     out.preemptions = batcher.preemptions();
     for (size_t i = 0; i < out.requests.size(); ++i) out.requests[i].preemptions = live[i].preemptions;
     for (const RequestRecord &r : out.requests) {
-      ttft.push_back(r.firstToken - r.sent);
-      e2e.push_back(r.finish - r.sent);
-      double perToken = r.output > 1 ? (r.finish - r.firstToken) / double(r.output - 1) : 0;
-      if (r.output > 1) tpot.push_back(perToken);
+      ttft.push_back(r.ttft());
+      e2e.push_back(r.e2e());
+      std::optional<double> perToken = r.tpot();
+      if (perToken) tpot.push_back(*perToken);
       outputTokens += r.output;
-      withinSlo += (e.sloTtft == 0 || ttft.back() <= e.sloTtft) && (e.sloTpot == 0 || perToken <= e.sloTpot);
+      withinSlo += (e.sloTtft == 0 || r.ttft() <= e.sloTtft) && (e.sloTpot == 0 || perToken.value_or(0) <= e.sloTpot);
     }
     out.sloAttainment = double(withinSlo) / double(reqs.size());
     out.ttft = serve::summarize(ttft);

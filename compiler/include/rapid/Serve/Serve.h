@@ -15,6 +15,7 @@
 #include "llvm/Support/Error.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,15 @@ struct RequestRecord {
   double sent = 0;       ///< when the client sent it: its arrival, or later when the concurrency limit held it
   double firstToken = 0; ///< end of the step that sampled its first token
   double finish = 0;
+
+  double ttft() const { return firstToken - sent; }
+  double e2e() const { return finish - sent; }
+  /// Time per output token after the first, as vLLM's benchmark counts it;
+  /// none for a one-token answer.
+  std::optional<double> tpot() const {
+    if (output <= 1) return std::nullopt;
+    return (finish - firstToken) / double(output - 1);
+  }
 };
 
 /// KV blocks in use on one replica after a step was scheduled.
