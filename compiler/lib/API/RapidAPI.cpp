@@ -99,10 +99,7 @@ extern "C" char *rapid_run(const char *file, const char *source, const char *con
     return finish(nullptr, 1);
   }
   std::string lines;
-  int code = 0;
-  for (const PointResult &r : *results) {
-    lines += resultJson(r) + "\n";
-    if (!r.error.empty() || (r.sweep.empty() && !r.feasible)) code = 1; // as rapidc: failed, or does not fit
-  }
-  return finish(copy(lines), diags.hasErrors() ? 1 : code);
+  for (const PointResult &r : *results) lines += resultJson(r) + "\n";
+  reportOutcomes(prog->points, *results, diags); // what makes rapidc exit 1
+  return finish(copy(lines), diags.hasErrors() ? 1 : 0);
 }

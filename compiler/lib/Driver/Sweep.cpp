@@ -114,6 +114,31 @@ std::string pointFingerprint(const ExperimentPoint &point, SimMode mode) {
   return llvm::utohexstr(llvm::xxh3_64bits(text), /*LowerCase=*/true, /*Width=*/16);
 }
 
+void reportOutcomes(const std::vector<ExperimentPoint> &points, const std::vector<PointResult> &results,
+                    DiagnosticEngine &diags) {
+  for (size_t i = 0; i < results.size(); ++i)
+    if (!results[i].error.empty()) diags.report(DiagID::PointFailed, points[i].where, pointName(points[i]), results[i].error);
+  struct Pruned {
+    size_t points = 0, pruned = 0, first = 0;
+  };
+  std::vector<std::pair<std::string, Pruned>> sweeps; // in the order they run
+  for (size_t i = 0; i < results.size(); ++i) {
+    const ExperimentPoint &p = points[i];
+    const PointResult &r = results[i];
+    if (p.sweep.empty()) {
+      if (!r.feasible) diags.report(DiagID::PointDoesNotFit, p.where, p.experiment, r.reason);
+      continue;
+    }
+    if (sweeps.empty() || sweeps.back().first != p.sweep) sweeps.push_back({p.sweep, Pruned{0, 0, i}});
+    Pruned &s = sweeps.back().second;
+    ++s.points;
+    s.pruned += !r.feasible;
+  }
+  for (const auto &[name, s] : sweeps)
+    if (s.points == s.pruned)
+      diags.report(DiagID::SweepAllPruned, points[s.first].where, name, s.points, results[s.first].reason);
+}
+
 llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPoint> &points,
                                                   const SweepOptions &opts) {
   DiagnosticEngine &diags = *opts.diags;

@@ -127,6 +127,11 @@ std::string pointLabel(const ExperimentPoint &p) {
   return llvm::join(parts, " ");
 }
 
+std::string pointName(const ExperimentPoint &p) {
+  if (p.sweep.empty()) return fmt::format("experiment '{}'", p.experiment);
+  return fmt::format("point {} of sweep '{}'", pointLabel(p), p.sweep);
+}
+
 void printPointText(const ExperimentPoint &p, llvm::raw_ostream &os) {
   os << "experiment " << p.experiment;
   if (!p.sweep.empty()) os << (p.search ? " (search " : " (sweep ") << p.sweep << ": " << pointLabel(p) << ")";

@@ -171,12 +171,6 @@ bool rankListOption(const cl::opt<std::string> &opt, const char *name, std::vect
   return true;
 }
 
-/// `experiment 'e'` or `point tp=4 of sweep 's'`, as diagnostics name a point.
-std::string pointName(const ExperimentPoint &p) {
-  if (p.sweep.empty()) return fmt::format("experiment '{}'", p.experiment);
-  return fmt::format("point {} of sweep '{}'", pointLabel(p), p.sweep);
-}
-
 int emitTraces(const Program &prog, DiagnosticEngine &diags) {
   if (outputDir.empty()) {
     diags.report(DiagID::BadOption, {}, "--emit=chakra needs an output folder: -o DIR");
@@ -260,34 +254,7 @@ int runAll(const Program &prog, DiagnosticEngine &diags) {
   if (format == Format::Text) printSearchSummary(*results, llvm::outs());
   if (!plotPrefix.empty())
     if (llvm::Error e = writePlots(plotPrefix, *results)) diags.report(DiagID::BadOption, {}, llvm::toString(std::move(e)));
-  // Every point has its row; the ones that failed are reported where they
-  // are declared, and the exit status says so.
-  for (size_t i = 0; i < results->size(); ++i)
-    if (!(*results)[i].error.empty()) {
-      const ExperimentPoint &p = prog.points[i];
-      diags.report(DiagID::PointFailed, p.where, pointName(p), (*results)[i].error);
-    }
-  // A sweep that prunes some points has answered; an experiment that does
-  // not fit, or a sweep none of whose points does, has not.
-  struct Pruned {
-    size_t points = 0, pruned = 0, first = 0;
-  };
-  std::vector<std::pair<std::string, Pruned>> sweeps; // in the order they run
-  for (size_t i = 0; i < results->size(); ++i) {
-    const ExperimentPoint &p = prog.points[i];
-    const PointResult &r = (*results)[i];
-    if (p.sweep.empty()) {
-      if (!r.feasible) diags.report(DiagID::PointDoesNotFit, p.where, p.experiment, r.reason);
-      continue;
-    }
-    if (sweeps.empty() || sweeps.back().first != p.sweep) sweeps.push_back({p.sweep, Pruned{0, 0, i}});
-    Pruned &s = sweeps.back().second;
-    ++s.points;
-    s.pruned += !r.feasible;
-  }
-  for (const auto &[name, s] : sweeps)
-    if (s.points == s.pruned)
-      diags.report(DiagID::SweepAllPruned, prog.points[s.first].where, name, s.points, (*results)[s.first].reason);
+  reportOutcomes(prog.points, *results, diags);
   return diags.hasErrors() ? 1 : 0;
 }
 

@@ -34,3 +34,10 @@ try:
 except rapid.RapidError as e:
     print("unfit", len(e.results), e.results[0]["feasible"])
 print("unchecked", rapid.run(engine, set={"chat.serving.kv_memory": "5 %"}, check=False)[0]["feasible"])
+
+# As rapidc: a sweep none of whose points fits has not answered, and says so.
+try:
+    rapid.run(os.path.join(os.path.dirname(engine), "tight.rapid"),
+              source='import "engine.rapid";\nsweep tight over chat { serving.kv_memory in [4 %, 5 %]; }\n')
+except rapid.RapidError as e:
+    print("pruned", len(e.results), e.diagnostics.splitlines()[0].split(": error: ")[1][:50])

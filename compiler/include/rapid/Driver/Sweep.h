@@ -37,4 +37,11 @@ std::string pointFingerprint(const ExperimentPoint &point, SimMode mode);
 llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPoint> &points,
                                                   const SweepOptions &opts);
 
+/// Reports, where each is declared, what a run did not answer: points whose
+/// simulation failed, experiments that do not fit, and sweeps none of whose
+/// points fits (a sweep that prunes some has answered). rapidc and the C
+/// interface exit 1 on them.
+void reportOutcomes(const std::vector<ExperimentPoint> &points, const std::vector<PointResult> &results,
+                    DiagnosticEngine &diags);
+
 } // namespace rapid

@@ -17,5 +17,7 @@ void printPointJson(const ExperimentPoint &p, llvm::raw_ostream &os);
 void writeSweptValues(llvm::json::OStream &j, const std::vector<std::pair<std::string, Value>> &point);
 /// `tp=4 cp=2`: the swept values of a point.
 std::string pointLabel(const ExperimentPoint &p);
+/// `experiment 'e'` or `point tp=4 of sweep 's'`, as diagnostics name a point.
+std::string pointName(const ExperimentPoint &p);
 
 } // namespace rapid
