@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ antlr4 default-jre-headless libantlr4-runtime-dev
       llvm-19-dev llvm-19-tools libprotobuf-dev protobuf-compiler libfmt-dev
-      libgtest-dev libzstd-dev python3
+      libgtest-dev libzstd-dev zlib1g-dev python3
       libopenmpi-dev openmpi-bin                       # sweeps across machines (docs/simulation.md)
       clang-19 libclang-rt-19-dev libfuzzer-19-dev)   # the sanitizer and fuzzer builds (docs/testing.md)
 missing=()

@@ -8,6 +8,9 @@ Usage: seeds.py SOURCE_ROOT OUT_DIR
                    ones), packed as FuzzChakra.cpp reads them: an options
                    byte, then the rank files joined by the separator
   OUT_DIR/config/  the network, system, faults and comm-group files of test/
+  OUT_DIR/kineto/  test/Profile's Kineto trace sets (Inputs/ folders of .json
+                   files), packed as FuzzKineto.cpp reads them: an options
+                   byte, then the rank files joined by the separator
 
 Runs in the build tree at build time; nothing is written to the sources."""
 import collections
@@ -38,7 +41,7 @@ def files(root, exts):
 
 def main():
     src, out = sys.argv[1:3]
-    for t in ("rapid", "chakra", "config"):
+    for t in ("rapid", "chakra", "config", "kineto"):
         shutil.rmtree(os.path.join(out, t), ignore_errors=True)
         os.makedirs(os.path.join(out, t))
     for sub in ("examples", "stdlib", "test"):
@@ -62,7 +65,13 @@ def main():
     for p in files(os.path.join(src, "test"), (".json", ".yml", ".yaml")):
         if "/Inputs/" in p or "/data/" in p:
             put(os.path.join(out, "config"), open(p, "rb").read())
-    for t in ("rapid", "chakra", "config"):
+    kineto = os.path.join(src, "test", "Profile", "Inputs")
+    for n, d in enumerate(sorted(os.listdir(kineto))):
+        ranks = sorted(os.listdir(os.path.join(kineto, d)))
+        body = SEPARATOR.join(open(os.path.join(kineto, d, r), "rb").read() for r in ranks)
+        for flags in range(16):
+            put(os.path.join(out, "kineto"), bytes([flags]) + body)
+    for t in ("rapid", "chakra", "config", "kineto"):
         print(f"{t}: {len(os.listdir(os.path.join(out, t)))} seeds")
 
 

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rapid/Engine/Simulator.h"
+#include "rapid/Support/SimTime.h"
 
 #include <fmt/format.h>
 
@@ -29,6 +30,12 @@ void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
   for (const auto &d : topo.spec().dims)
     dims.push_back(d.shape);
   inst.chunks = uint32_t(opts_.system.splits);
+  size_t members = inst.members ? inst.members->size() : size_t(topo.numRanks());
+  if (n.measuredNs != trace::kAbsent) { // meets its peers, then takes its measured time
+    inst.membersLeft = uint32_t(members);
+    inst.node.assign(members, kNone);
+    return;
+  }
   int groupSize = inst.members ? int(inst.members->size()) : 0;
   inst.plan = coll::planCollective(n.coll(), double(n.commSize) / inst.chunks, dims,
                                    n.involvedDims, groupSize, opts_.system.algorithms, inst.grid);
@@ -40,7 +47,6 @@ void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
     if (st.expected > UINT16_MAX)
       fail(w_.ranks[r], n, fmt::format("a collective step waits for {} messages; at most {} are supported",
                                        st.expected, UINT16_MAX));
-  size_t members = inst.members ? inst.members->size() : size_t(topo.numRanks());
   inst.membersLeft = uint32_t(members);
   inst.node.assign(members, kNone);
   inst.curStep.assign(members * inst.chunks, 0);
@@ -142,7 +148,10 @@ void Simulator::startFullInstances() {
 /// Astra-Sim queues all of a collective's chunks when it starts.
 void Simulator::startCollective(uint32_t r, uint32_t idx) {
   uint32_t id = ranks_[r].instOf[idx];
-  uint32_t member = memberIndex(r, w_.ranks[r].nodes[idx]);
+  const TraceNode &n = w_.ranks[r].nodes[idx];
+  if (n.measuredNs != trace::kAbsent)
+    return finishNodeAt(addTime(now_, timeFromUnits(n.measuredNs, 1000)), r, idx);
+  uint32_t member = memberIndex(r, n);
   if (instances_[id].numSteps == 0)
     return memberDone(id, member);
   for (uint32_t c = 0; c < instances_[id].chunks && !error_; ++c)

@@ -57,7 +57,7 @@ int Simulator::laneLimit(Lane l) const {
   switch (l) {
   case Lane::Compute: return opts_.computeStreams;
   case Lane::Comm: return opts_.commStreams;
-  case Lane::Cpu: return 1;
+  case Lane::Cpu: return opts_.cpuThreads;
   default: return INT32_MAX;
   }
 }

@@ -38,7 +38,8 @@ static llvm::Error nodeError(const std::string &file, uint64_t id, const std::st
 /// decoder one loop instead of a chain of string compares per field.
 static int64_t TraceNode::*intField(const std::string &name) {
   static const std::pair<const char *, int64_t TraceNode::*> table[] = {
-      {"rapid_time_ns", &TraceNode::rapidTimeNs}, {"num_ops", &TraceNode::numOps},
+      {"rapid_time_ns", &TraceNode::rapidTimeNs}, {"rapid_measured_ns", &TraceNode::measuredNs},
+      {"num_ops", &TraceNode::numOps},
       {"tensor_size", &TraceNode::tensorSize},    {"comm_size", &TraceNode::commSize},
       {"comm_src", &TraceNode::commSrc},          {"comm_dst", &TraceNode::commDst},
       {"comm_tag", &TraceNode::commTag},          {"comm_type", &TraceNode::commType}};

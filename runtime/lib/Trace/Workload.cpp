@@ -70,7 +70,8 @@ static llvm::Error checkPeer(const RankGraph &g, const TraceNode &n, const char 
 static llvm::Error checkNode(const RankGraph &g, const TraceNode &n, int numRanks,
                              const CheckOptions &opts) {
   for (auto [name, value] : {std::pair{"comm_size", n.commSize}, {"num_ops", n.numOps},
-                             {"tensor_size", n.tensorSize}, {"rapid_time_ns", n.rapidTimeNs}})
+                             {"tensor_size", n.tensorSize}, {"rapid_time_ns", n.rapidTimeNs},
+                             {"rapid_measured_ns", n.measuredNs}})
     if (value != kAbsent && value < 0)
       return nodeError(g, n, fmt::format("attribute '{}' is negative ({})", name, value));
   switch (n.kind) {

@@ -66,7 +66,8 @@ static void setKey(Node &n, unsigned line, StringRef key, StringRef value) {
       {"src", {"comm_src", "int32"}},     {"dst", {"comm_dst", "int32"}},
       {"tag", {"comm_tag", "int32"}},     {"pg", {"pg_name", "string"}},
       {"ops", {"num_ops", "int64"}},      {"tensor", {"tensor_size", "int64"}},
-      {"cpu", {"is_cpu_op", "bool"}},     {"type", {"comm_type", "int64"}}};
+      {"cpu", {"is_cpu_op", "bool"}},     {"type", {"comm_type", "int64"}},
+      {"measured", {"rapid_measured_ns", "int64"}}};
   SmallVector<StringRef> parts;
   if (key == "name") {
     n.set_name(value.str());

@@ -39,6 +39,9 @@ struct SimOptions {
   bool astraCompat = false;
   int computeStreams = 1;
   int commStreams = 1;
+  /// Host threads: is_cpu_op nodes in flight per rank (a profile replayed
+  /// keeps each thread's order by its own dependencies).
+  int cpuThreads = 1;
   bool recordTimeline = false;
   /// Without recordTimeline: record this rank's spans only (-1: none), for a
   /// figure read off one rank at the memory cost of one rank.

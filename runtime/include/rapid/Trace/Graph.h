@@ -35,6 +35,9 @@ struct TraceNode {
   uint64_t id = 0;
   uint64_t durationMicros = 0;
   int64_t rapidTimeNs = kAbsent; ///< our own attribute: exact compute time
+  /// Our own attribute rapid_measured_ns: a collective that meets its peers
+  /// and then takes this long (a profiled collective, replayed).
+  int64_t measuredNs = kAbsent;
   int64_t numOps = kAbsent, tensorSize = kAbsent;
   int64_t commSize = kAbsent, commSrc = kAbsent, commDst = kAbsent, commTag = kAbsent;
   int64_t commType = kAbsent;

@@ -1,0 +1,64 @@
+//===- ExecGraph.h - One rank's execution graph from its profile -*- C++ -*-===//
+//
+// The graph Lumos (arXiv 2504.09307) builds from a Kineto trace, in the
+// simulator's node vocabulary:
+//  * each host thread is a chain: the gap before a CUDA call (framework and
+//    Python time, as measured) then the call itself;
+//  * a launch edge from each call to the kernel, copy or memset it launched,
+//    and stream order between the device work of one stream;
+//  * cudaStreamWaitEvent: the next work launched on the waiting stream
+//    depends on the latest work launched on each other stream before the
+//    wait (the trace does not record which event, and PyTorch records one
+//    right before waiting on it);
+//  * blocking calls (cudaStreamSynchronize, cudaDeviceSynchronize,
+//    cudaEventSynchronize, synchronous copies, copies to pageable memory)
+//    wait for the work they wait on and then take what the profile shows
+//    after that work ended;
+//  * NCCL kernels are collectives, matched across ranks by the replay.
+// Every measured duration is kept, so replaying the graph unchanged gives
+// the profile back wherever the dependencies are the ones that held.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/Profile/Kineto.h"
+#include "rapid/Trace/Graph.h"
+
+namespace rapid::profile {
+
+/// What a node stands for: its row in reports and timelines.
+enum class Role : uint8_t { Start, Gap, Call, Wait, Kernel, Copy, Set, Collective, PeerToPeer };
+
+const char *roleName(Role r);
+inline bool onDevice(Role r) { return r >= Role::Kernel; }
+inline bool communicates(Role r) { return r == Role::Collective || r == Role::PeerToPeer; }
+
+struct GraphNode {
+  trace::TraceNode node; ///< kind, times, collective fields; id = index
+  Role role = Role::Gap;
+  int64_t lane = 0;      ///< host thread, or device stream
+  uint32_t name = 0;     ///< into the trace's names
+  std::vector<uint32_t> deps;
+};
+
+/// An NCCL kernel that has to meet the same kernel on its peers.
+struct CollectiveUse {
+  uint32_t node;
+  int64_t stream;   ///< NCCL gives each communicator its own stream
+  uint32_t ordinal; ///< collectives before it on that stream
+  int64_t measuredNs;
+};
+
+struct ExecGraph {
+  std::vector<GraphNode> nodes;
+  std::vector<CollectiveUse> collectives;
+  std::vector<int64_t> threads, streams; ///< ascending
+  uint32_t stepEnd = 0; ///< the step's last host node (the main thread's)
+  /// Device work that launched no node (its call was filtered): none today.
+  uint64_t kernels = 0, copies = 0, memsets = 0, calls = 0, waits = 0;
+};
+
+/// Builds the graph of `t`'s step; the first node (Start) takes
+/// `startOffsetNs`, the time this rank entered the step after the first.
+ExecGraph buildExecGraph(const KinetoTrace &t, int64_t startOffsetNs);
+
+} // namespace rapid::profile

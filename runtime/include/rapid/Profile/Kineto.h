@@ -1,0 +1,77 @@
+//===- Kineto.h - Read one rank's PyTorch profiler trace --------*- C++ -*-===//
+//
+// A Kineto trace is Chrome trace-event JSON (plain or gzip): CPU operators,
+// CUDA runtime and driver calls on host threads, kernels, copies and memsets
+// on device streams, linked by the CUPTI correlation id that a call and the
+// work it launched share. We keep one profiler step: the host events inside
+// its ProfilerStep annotation and the device work those calls launched,
+// times in integer nanoseconds from the step's start. Everything else is
+// counted by category so that nothing is dropped silently.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace rapid::profile {
+
+enum class EventKind : uint8_t {
+  Runtime,    ///< cuda_runtime / cuda_driver call on a host thread
+  Annotation, ///< user_annotation or cpu_op, kept for what collectives are
+  Kernel,
+  Memcpy,
+  Memset,
+};
+
+struct Event {
+  EventKind kind = EventKind::Runtime;
+  uint32_t name = 0;        ///< into KinetoTrace::names
+  int64_t startNs = 0;      ///< from the step's start (host events may not be negative)
+  int64_t durNs = 0;
+  int64_t lane = 0;         ///< host thread id, or device stream
+  int64_t correlation = -1; ///< runtime calls and device work
+  uint32_t index = 0;       ///< position in traceEvents, for messages
+
+  int64_t endNs() const { return startNs + durNs; }
+};
+
+struct KinetoTrace {
+  std::string file;
+  int rank = -1, worldSize = 0; ///< distributedInfo; -1: absent
+  std::string backend, gpu; ///< distributedInfo.backend, deviceProperties[0].name
+  std::string step;             ///< "ProfilerStep#3"
+  int64_t stepStartUs = 0;      ///< the step's start on the trace's clock (us)
+  int64_t stepNs = 0;           ///< the step annotation's duration
+  int64_t mainThread = 0;       ///< the thread that carries the step annotation
+  std::vector<Event> host;      ///< runtime calls and annotations in the step, by (lane, start)
+  std::vector<Event> device;    ///< work launched by those calls, by (lane, start)
+  std::vector<std::string> names;
+  /// Events not used, by category ("ac2g", "cpu_op", "python_function",
+  /// "device work launched outside the step" ...).
+  std::map<std::string, uint64_t> skipped;
+
+  const std::string &name(const Event &e) const { return names[e.name]; }
+};
+
+struct ReadOptions {
+  /// Which ProfilerStep to keep ("ProfilerStep#3" or just "3"); empty: the
+  /// first one in the trace.
+  std::string step;
+};
+
+/// Reads and checks one trace file (.json or .json.gz). Errors name the file
+/// and, where one is at fault, the event (its index in traceEvents and name).
+llvm::Expected<KinetoTrace> readKineto(const std::string &path, const ReadOptions &opts = {});
+/// The same for a file's text, read already.
+llvm::Expected<KinetoTrace> parseKineto(const std::string &path, llvm::StringRef text,
+                                        const ReadOptions &opts = {});
+
+/// The file's bytes, gunzipped when they start with the gzip magic.
+llvm::Expected<std::string> readMaybeGzip(const std::string &path);
+
+} // namespace rapid::profile

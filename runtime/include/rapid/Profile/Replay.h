@@ -1,0 +1,75 @@
+//===- Replay.h - Replay a set of profiled ranks on the runtime --*- C++ -*-===//
+//
+// A trace set is one Kineto trace per rank of one job. Each rank's step
+// becomes an execution graph (ExecGraph.h); NCCL collectives are matched
+// across ranks by their communicator's stream and their order on it, and run
+// on the simulator as collectives that meet their peers and then take the
+// time the last rank to arrive measured (its kernel did not wait for anyone).
+// The replayed step is compared with the profiled one rank by rank.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/Collectives/CommGroups.h"
+#include "rapid/Engine/Simulator.h"
+#include "rapid/Profile/ExecGraph.h"
+
+namespace rapid::profile {
+
+struct TraceSet {
+  std::string source;              ///< the directory or file given
+  std::vector<KinetoTrace> ranks;  ///< by rank
+  std::vector<std::string> others; ///< files in the directory that are not Kineto traces
+};
+
+/// Reads a directory of per-rank traces (every .json / .json.gz holding
+/// "traceEvents"; others, such as host execution traces, are listed) or one
+/// trace file. Checks that the ranks are 0..world_size-1, each once, and
+/// that they profiled the same step.
+llvm::Expected<TraceSet> loadTraceSet(const std::string &path, const ReadOptions &opts);
+/// Its checks on traces read already: ranks placed, the same step.
+llvm::Expected<TraceSet> makeTraceSet(std::string source, std::vector<KinetoTrace> traces);
+
+struct ReplayOptions {
+  /// Ranks enter the step when their profiles say (one host clock); false:
+  /// all at time 0.
+  bool profiledStarts = true;
+  /// Scale every measured device kernel (not collectives) by this factor: a
+  /// faster or slower GPU, to first order.
+  double kernelScale = 1.0;
+};
+
+/// Within a rank's step: device time computing (kernels, copies, memsets),
+/// communicating while not computing, and with nothing on the device.
+struct Breakdown {
+  int64_t computeNs = 0, exposedCommNs = 0, idleNs = 0;
+};
+
+struct RankReplay {
+  int rank = 0;
+  int64_t startNs = 0;                   ///< after the first rank entered
+  int64_t profiledNs = 0, replayedNs = 0; ///< the step annotation's span
+  int64_t profiledDeviceNs = 0, replayedDeviceNs = 0; ///< until the step's last device work ended
+  Breakdown profiled, replayed;
+};
+
+struct ReplayResult {
+  std::vector<RankReplay> ranks;
+  trace::Workload workload;
+  coll::CommGroups groups;
+  std::vector<ExecGraph> graphs;
+  engine::SimResult sim;
+  uint64_t collectives = 0, peerToPeer = 0; ///< NCCL instances matched; p2p kernels replayed as measured
+};
+
+/// Builds the graphs, matches the collectives and runs the set.
+llvm::Expected<ReplayResult> replay(const TraceSet &set, const ReplayOptions &opts);
+
+/// The replay as a table (or one JSON object) with the profiled figures
+/// beside the replayed ones and the events that were not used.
+void printReplay(const TraceSet &set, const ReplayResult &r, bool json, llvm::raw_ostream &os);
+
+/// A Perfetto timeline of the replay: one process per rank, one row per host
+/// thread and per device stream, as the profiler draws them.
+llvm::Error writeReplayTimeline(const std::string &path, const TraceSet &set, const ReplayResult &r);
+
+} // namespace rapid::profile

@@ -1,0 +1,260 @@
+//===- ExecGraph.cpp - Lumos-style execution graph from a Kineto step -----===//
+
+#include "rapid/Profile/ExecGraph.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace rapid::profile {
+
+using trace::CollKind;
+using trace::NodeKind;
+
+const char *roleName(Role r) {
+  static const char *names[] = {"start", "cpu",    "call",       "wait", "kernel",
+                                "copy",  "memset", "collective", "p2p"};
+  return names[int(r)];
+}
+
+namespace {
+
+/// "ncclDevKernel_AllReduce_Sum_f16_RING_LL(...)" -> AllReduce; SendRecv is
+/// an all-to-all when its call ran inside an "nccl:all_to_all" annotation.
+std::optional<CollKind> ncclKind(llvm::StringRef kernel, llvm::StringRef annotation) {
+  if (!kernel.consume_front("ncclKernel_") && !kernel.consume_front("ncclDevKernel_"))
+    return std::nullopt;
+  llvm::StringRef op = kernel.take_until([](char c) { return c == '_' || c == '('; });
+  if (op == "AllReduce") return CollKind::AllReduce;
+  if (op == "AllGather") return CollKind::AllGather;
+  if (op == "ReduceScatter") return CollKind::ReduceScatter;
+  if (op == "Broadcast") return CollKind::Broadcast;
+  if (op == "Reduce") return CollKind::Reduce;
+  if (annotation == "nccl:all_to_all" || annotation == "nccl:all_to_allv") return CollKind::AllToAll;
+  return std::nullopt; // send/recv between two ranks: replayed as measured
+}
+
+bool isNccl(llvm::StringRef kernel) {
+  return kernel.starts_with("ncclKernel_") || kernel.starts_with("ncclDevKernel_");
+}
+
+/// Calls that return only when device work is done, and what they wait on.
+enum class Blocks { No, OwnWork, Stream, Device, Event };
+
+Blocks blocking(llvm::StringRef call, const Event *work, llvm::StringRef workName) {
+  if (call == "cudaDeviceSynchronize" || call == "cuCtxSynchronize") return Blocks::Device;
+  if (call == "cudaStreamSynchronize" || call == "cuStreamSynchronize") return Blocks::Stream;
+  if (call == "cudaEventSynchronize" || call == "cuEventSynchronize") return Blocks::Event;
+  if (!work) return Blocks::No;
+  if (call == "cudaMemcpy" || call == "cudaMemset" || call == "cuMemcpyDtoH_v2") return Blocks::OwnWork;
+  // A copy to pageable host memory is staged: the call returns after it.
+  if (work->kind == EventKind::Memcpy && workName.contains("DtoH") && workName.contains("Pageable"))
+    return Blocks::OwnWork;
+  return Blocks::No;
+}
+
+class Builder {
+public:
+  Builder(const KinetoTrace &t, ExecGraph &g) : t(t), g(g) {}
+
+  void build(int64_t startOffsetNs) {
+    for (size_t i = 0; i < t.device.size(); ++i) {
+      byCorrelation[t.device[i].correlation] = uint32_t(i);
+      if (i > 0 && t.device[i - 1].lane == t.device[i].lane) prevOnStream[uint32_t(i)] = uint32_t(i - 1);
+    }
+    start = add(Role::Start, NodeKind::Comp, true, -1, startOffsetNs, {});
+    // Host calls of every thread in time order, so "launched before" means
+    // what it meant on the machine.
+    std::vector<const Event *> calls;
+    for (const Event &e : t.host) {
+      if (e.kind == EventKind::Runtime) calls.push_back(&e);
+      else annotations[e.lane].push_back(&e);
+    }
+    std::sort(calls.begin(), calls.end(), [](const Event *a, const Event *b) {
+      return std::tie(a->startNs, a->index) < std::tie(b->startNs, b->index);
+    });
+    for (const Event *e : calls) lastEnd[e->lane] = std::max(lastEnd[e->lane], e->endNs());
+    threadOf(t.mainThread);
+    for (const Event *e : calls) call(*e);
+    Thread &main = threadOf(t.mainThread);
+    std::vector<uint32_t> deps{main.tail};
+    int64_t from = joinThreads(main, t.stepNs, deps);
+    g.stepEnd = add(Role::Gap, NodeKind::Comp, true, t.mainThread, t.stepNs - from, std::move(deps));
+    for (const auto &[tid, th] : threads) g.threads.push_back(tid);
+    for (const auto &[s, n] : lastOnStream) g.streams.push_back(s);
+  }
+
+private:
+  struct Thread {
+    uint32_t tail = 0;
+    int64_t cursor = 0; ///< end of the last call (ns from the step's start)
+    int64_t lastStream = -1;
+    int64_t recorded = -1; ///< node captured by the last cudaEventRecord
+    bool joined = false;   ///< the main thread has waited for this one
+    std::vector<std::vector<std::pair<int64_t, uint32_t>>> waits; ///< per pending wait: (stream, node)
+  };
+
+  Thread &threadOf(int64_t tid) {
+    auto [it, fresh] = threads.try_emplace(tid);
+    if (fresh) it->second.tail = start;
+    return it->second;
+  }
+
+  uint32_t add(Role role, NodeKind kind, bool cpu, int64_t lane, int64_t ns, std::vector<uint32_t> deps,
+               uint32_t name = 0) {
+    GraphNode n;
+    n.node.id = g.nodes.size();
+    n.node.kind = kind;
+    n.node.isCpuOp = cpu;
+    n.node.rapidTimeNs = std::max<int64_t>(0, ns);
+    n.role = role;
+    n.lane = lane;
+    n.name = name;
+    n.deps = std::move(deps);
+    g.nodes.push_back(std::move(n));
+    return uint32_t(g.nodes.size() - 1);
+  }
+
+  /// Device work launched by `callNode`, after its stream's previous work
+  /// and whatever the stream was told to wait for.
+  uint32_t launch(const Event &call, uint32_t callNode, uint32_t di, Thread &th) {
+    const Event &d = t.device[di];
+    std::vector<uint32_t> deps{callNode};
+    if (auto p = prevOnStream.find(di); p != prevOnStream.end())
+      if (auto n = deviceNode.find(p->second); n != deviceNode.end()) deps.push_back(n->second);
+    for (const auto &snapshot : th.waits)
+      for (auto [stream, node] : snapshot)
+        if (stream != d.lane) deps.push_back(node);
+    th.waits.clear();
+    llvm::StringRef name = t.name(d);
+    Role role = d.kind == EventKind::Memcpy ? Role::Copy : d.kind == EventKind::Memset ? Role::Set : Role::Kernel;
+    uint32_t n;
+    if (d.kind == EventKind::Kernel && isNccl(name)) {
+      llvm::StringRef note = annotationAt(call);
+      auto kind = ncclKind(name, note);
+      n = add(kind ? Role::Collective : Role::PeerToPeer, NodeKind::Coll, false, d.lane, 0, std::move(deps), d.name);
+      GraphNode &gn = g.nodes[n];
+      gn.node.commType = int64_t(kind.value_or(CollKind::AllToAll));
+      if (kind) {
+        gn.node.rapidTimeNs = trace::kAbsent; // the replay sets the instance's time
+        g.collectives.push_back({n, d.lane, ncclOrdinal[d.lane]++, d.durNs});
+      } else {
+        gn.node.rapidTimeNs = d.durNs; // replayed on its stream as measured
+      }
+      gn.node.commSize = 0;
+    } else {
+      n = add(role, NodeKind::Comp, false, d.lane, d.durNs, std::move(deps), d.name);
+      (role == Role::Kernel ? g.kernels : role == Role::Copy ? g.copies : g.memsets)++;
+    }
+    deviceNode[di] = n;
+    deviceOfNode[n] = di;
+    lastOnStream[d.lane] = n;
+    th.lastStream = d.lane;
+    return n;
+  }
+
+  /// The innermost "nccl:..." annotation around `call` on its thread.
+  llvm::StringRef annotationAt(const Event &call) {
+    llvm::StringRef found;
+    for (const Event *a : annotations[call.lane])
+      if (a->startNs <= call.startNs && call.startNs <= a->endNs()) found = t.name(*a);
+    return found;
+  }
+
+  /// Other threads that finished by `at` and that the main thread has not
+  /// waited for yet: its next gap starts after them (the main thread blocks in
+  /// backward() while the autograd thread runs). Returns when the gap starts.
+  int64_t joinThreads(Thread &main, int64_t at, std::vector<uint32_t> &deps) {
+    int64_t from = main.cursor;
+    for (auto &[tid, th] : threads) {
+      if (tid == t.mainThread || th.joined || lastEnd[tid] > at) continue;
+      th.joined = true;
+      deps.push_back(th.tail);
+      from = std::max(from, lastEnd[tid]);
+    }
+    return from;
+  }
+
+  void call(const Event &e) {
+    bool fresh = !threads.count(e.lane);
+    Thread &th = threadOf(e.lane);
+    Thread &main = threadOf(t.mainThread);
+    // Another thread starts from where the main thread was when it woke,
+    // unless the main thread was inside a call then.
+    if (fresh && e.lane != t.mainThread && main.cursor <= e.startNs) {
+      th.tail = main.tail;
+      th.cursor = main.cursor;
+    }
+    std::vector<uint32_t> before{th.tail};
+    int64_t from = e.lane == t.mainThread ? joinThreads(th, e.startNs, before) : th.cursor;
+    uint32_t gap = add(Role::Gap, NodeKind::Comp, true, e.lane, e.startNs - from, std::move(before));
+    th.cursor = std::max(th.cursor, e.endNs());
+    ++g.calls;
+    llvm::StringRef name = t.name(e);
+    auto dev = byCorrelation.find(e.correlation);
+    const Event *work = dev != byCorrelation.end() ? &t.device[dev->second] : nullptr;
+    Blocks b = blocking(name, work, work ? llvm::StringRef(t.name(*work)) : "");
+    if (name == "cudaEventRecord" || name == "cuEventRecord")
+      th.recorded = th.lastStream >= 0 ? int64_t(lastOnStream[th.lastStream]) : -1;
+    if (name == "cudaStreamWaitEvent" || name == "cuStreamWaitEvent") {
+      std::vector<std::pair<int64_t, uint32_t>> snapshot(lastOnStream.begin(), lastOnStream.end());
+      th.waits.push_back(std::move(snapshot));
+    }
+    if (b == Blocks::No || b == Blocks::OwnWork) {
+      int64_t own = b == Blocks::OwnWork ? std::clamp<int64_t>(work->startNs - e.startNs, 0, e.durNs) : e.durNs;
+      uint32_t c = add(Role::Call, NodeKind::Comp, true, e.lane, own, {gap}, e.name);
+      th.tail = c;
+      if (!work) return;
+      uint32_t w = launch(e, c, dev->second, th);
+      if (b == Blocks::OwnWork) {
+        th.tail = add(Role::Wait, NodeKind::Comp, true, e.lane, e.endNs() - work->endNs(), {c, w}, e.name);
+        ++g.waits;
+      }
+      return;
+    }
+    // A synchronising call: it waits, then takes what followed the wait.
+    std::vector<uint32_t> deps{gap};
+    if (b == Blocks::Event && th.recorded >= 0) {
+      deps.push_back(uint32_t(th.recorded));
+    } else if (b == Blocks::Stream && th.lastStream >= 0) {
+      deps.push_back(lastOnStream[th.lastStream]);
+    } else {
+      for (const auto &[s, n] : lastOnStream) deps.push_back(n);
+    }
+    int64_t waitedUntil = e.startNs;
+    for (size_t i = 1; i < deps.size(); ++i) waitedUntil = std::max(waitedUntil, endOf(deps[i]));
+    th.tail = add(Role::Wait, NodeKind::Comp, true, e.lane, e.endNs() - std::min(waitedUntil, e.endNs()),
+                  std::move(deps), e.name);
+    ++g.waits;
+  }
+
+  /// When the device work behind `node` ended in the profile.
+  int64_t endOf(uint32_t node) const {
+    auto it = deviceOfNode.find(node);
+    return it != deviceOfNode.end() ? t.device[it->second].endNs() : 0;
+  }
+
+  const KinetoTrace &t;
+  ExecGraph &g;
+  uint32_t start = 0;
+  std::map<int64_t, Thread> threads;
+  std::map<int64_t, int64_t> lastEnd; ///< per thread, when its last call ended
+  std::map<int64_t, uint32_t> lastOnStream;
+  std::map<int64_t, uint32_t> ncclOrdinal;
+  std::unordered_map<int64_t, uint32_t> byCorrelation;
+  std::unordered_map<uint32_t, uint32_t> prevOnStream, deviceNode;
+  std::unordered_map<uint32_t, uint32_t> deviceOfNode;
+  std::map<int64_t, std::vector<const Event *>> annotations;
+};
+
+} // namespace
+
+ExecGraph buildExecGraph(const KinetoTrace &t, int64_t startOffsetNs) {
+  ExecGraph g;
+  Builder(t, g).build(startOffsetNs);
+  return g;
+}
+
+} // namespace rapid::profile

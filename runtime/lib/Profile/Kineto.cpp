@@ -1,0 +1,267 @@
+//===- Kineto.cpp - PyTorch profiler (Kineto) trace reader ----------------===//
+//
+// llvm::json reads the whole document; the traces this is for are a few MB
+// per rank (4 MB for a 600 ms Megatron step), so a DOM costs little and keeps
+// the reader one pass over an array.
+//===----------------------------------------------------------------------===//
+
+#include "rapid/Profile/Kineto.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <unordered_map>
+#include <unordered_set>
+#include <zlib.h>
+
+namespace rapid::profile {
+
+using llvm::json::Object;
+using llvm::json::Value;
+
+static llvm::Error fileError(const std::string &file, const std::string &what) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), fmt::format("{}: {}", file, what));
+}
+
+llvm::Expected<std::string> readMaybeGzip(const std::string &path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return fileError(path, "cannot read: " + buf.getError().message());
+  llvm::StringRef in = (*buf)->getBuffer();
+  if (!(in.size() >= 2 && uint8_t(in[0]) == 0x1f && uint8_t(in[1]) == 0x8b))
+    return in.str();
+  z_stream zs{};
+  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) // 16: expect a gzip header
+    return fileError(path, "cannot start gzip decompression");
+  zs.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in.data()));
+  zs.avail_in = uInt(in.size());
+  std::string out;
+  char chunk[1 << 16];
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    zs.next_out = reinterpret_cast<Bytef *>(chunk);
+    zs.avail_out = sizeof chunk;
+    rc = inflate(&zs, Z_NO_FLUSH);
+    out.append(chunk, sizeof chunk - zs.avail_out);
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0)
+      break; // input ended before the stream did
+  }
+  inflateEnd(&zs);
+  if (rc != Z_STREAM_END)
+    return fileError(path, fmt::format("truncated or corrupt gzip data ({} bytes inflated)", out.size()));
+  return out;
+}
+
+namespace {
+
+/// A number that may be written as an integer or with a fraction (us).
+struct Micros {
+  int64_t whole = 0; ///< used when exact
+  double value = 0;
+  bool exact = false;
+};
+
+/// Timestamps are epoch microseconds (1.7e15 in 2024): up to 2^53, where a
+/// double still holds every integer.
+constexpr double kMaxMicros = 9007199254740992.0;
+/// Durations and distances from the step: up to 10^12 us (11.6 days), so
+/// that nanoseconds and their sums stay far inside int64.
+constexpr double kMaxSpanMicros = 1e12;
+
+std::optional<Micros> micros(const Object &o, llvm::StringRef key) {
+  const Value *v = o.get(key);
+  if (!v) return std::nullopt;
+  if (auto i = v->getAsInteger(); i && std::abs(double(*i)) <= kMaxMicros) return Micros{*i, double(*i), true};
+  if (auto d = v->getAsNumber(); d && std::isfinite(*d) && std::abs(*d) <= kMaxMicros)
+    return Micros{0, *d, false};
+  return std::nullopt;
+}
+
+/// Nanoseconds from `from` to `t`; integer microseconds stay exact.
+int64_t nsBetween(const Micros &from, const Micros &t) {
+  if (from.exact && t.exact) return (t.whole - from.whole) * 1000;
+  return std::llround((t.value - from.value) * 1000.0);
+}
+
+int64_t intOr(const Object *o, llvm::StringRef key, int64_t dflt) {
+  if (!o) return dflt;
+  if (const Value *v = o->get(key))
+    if (auto i = v->getAsInteger()) return *i;
+  return dflt;
+}
+
+/// pid/tid are numbers in Kineto, strings for its synthetic rows ("Spans").
+std::string idText(const Object &o, llvm::StringRef key) {
+  const Value *v = o.get(key);
+  if (!v) return "";
+  if (auto i = v->getAsInteger()) return std::to_string(*i);
+  if (auto s = v->getAsString()) return s->str();
+  return "";
+}
+
+bool isStep(llvm::StringRef name) { return name.starts_with("ProfilerStep#"); }
+
+class Reader {
+public:
+  Reader(KinetoTrace &t, const ReadOptions &opts) : t(t), opts(opts) {}
+
+  llvm::Error read(const Object &top) {
+    if (const Object *d = top.getObject("distributedInfo")) {
+      t.rank = int(intOr(d, "rank", -1));
+      t.worldSize = int(intOr(d, "world_size", 0));
+      if (auto b = d->getString("backend")) t.backend = b->str();
+    }
+    if (const llvm::json::Array *props = top.getArray("deviceProperties"))
+      if (!props->empty())
+        if (const Object *p = props->front().getAsObject())
+          if (auto n = p->getString("name")) t.gpu = n->str();
+    const llvm::json::Array *events = top.getArray("traceEvents");
+    if (!events)
+      return fileError(t.file, "no 'traceEvents' array: not a Chrome/Kineto trace");
+    if (auto err = findStep(*events)) return err;
+    for (size_t i = 0; i < events->size(); ++i)
+      if (auto err = classify((*events)[i], uint32_t(i))) return err;
+    keepLaunched();
+    auto byLane = [](const Event &a, const Event &b) {
+      return std::tie(a.lane, a.startNs, a.index) < std::tie(b.lane, b.startNs, b.index);
+    };
+    std::sort(t.host.begin(), t.host.end(), byLane);
+    std::sort(t.device.begin(), t.device.end(), byLane);
+    return llvm::Error::success();
+  }
+
+private:
+  llvm::Error eventError(uint32_t i, llvm::StringRef name, const std::string &what) {
+    return fileError(t.file, fmt::format("event {} ('{}'): {}", i, name.take_front(60), what));
+  }
+
+  /// The step: the annotation named by the options, else the earliest.
+  llvm::Error findStep(const llvm::json::Array &events) {
+    std::vector<std::string> seen;
+    bool found = false;
+    for (size_t i = 0; i < events.size(); ++i) {
+      const Object *o = events[i].getAsObject();
+      auto name = o ? o->getString("name") : std::nullopt;
+      if (!name || !isStep(*name) || o->getString("ph") != llvm::StringRef("X")) continue;
+      seen.push_back(name->str());
+      bool wanted = opts.step.empty() ? true
+                                      : *name == opts.step || name->drop_front(13) == opts.step;
+      auto ts = micros(*o, "ts"), dur = micros(*o, "dur");
+      if (!ts || !dur || dur->value < 0 || dur->value > kMaxSpanMicros)
+        return eventError(uint32_t(i), *name, "a step annotation needs a 'ts' and a 'dur' from 0 to 1e12 us");
+      if (!wanted || (found && ts->value >= stepTs.value)) continue;
+      found = true;
+      t.step = name->str();
+      stepTs = *ts;
+      t.stepStartUs = ts->exact ? ts->whole : int64_t(std::floor(ts->value));
+      t.stepNs = nsBetween(Micros{0, 0, true}, *dur);
+      stepPid = idText(*o, "pid");
+      t.mainThread = intOr(o, "tid", 0);
+    }
+    if (found) return llvm::Error::success();
+    if (seen.empty())
+      return fileError(t.file, "no 'ProfilerStep#N' annotation: profile with torch.profiler and call "
+                               "prof.step() once per iteration");
+    std::sort(seen.begin(), seen.end());
+    return fileError(t.file, fmt::format("no step '{}'; the trace has {}", opts.step, fmt::join(seen, ", ")));
+  }
+
+  uint32_t intern(llvm::StringRef s) {
+    auto [it, fresh] = nameIds.try_emplace(s.str(), uint32_t(t.names.size()));
+    if (fresh) t.names.push_back(s.str());
+    return it->second;
+  }
+
+  void skip(llvm::StringRef what) { ++t.skipped[what.str()]; }
+
+  llvm::Error classify(const Value &v, uint32_t i) {
+    const Object *o = v.getAsObject();
+    if (!o) return fileError(t.file, fmt::format("event {}: not an object", i));
+    llvm::StringRef ph = o->getString("ph").value_or("");
+    llvm::StringRef cat = o->getString("cat").value_or("");
+    llvm::StringRef name = o->getString("name").value_or("");
+    if (ph != "X") {
+      skip(cat.empty() ? ("ph=" + ph).str() : cat.str());
+      return llvm::Error::success();
+    }
+    auto ts = micros(*o, "ts"), dur = micros(*o, "dur");
+    if (!ts) return eventError(i, name, "no numeric 'ts' (epoch microseconds)");
+    if (!dur || dur->value < 0) return eventError(i, name, "no non-negative numeric 'dur'");
+    if (dur->value > kMaxSpanMicros || std::abs(ts->value - stepTs.value) > kMaxSpanMicros)
+      return eventError(i, name, "more than 1e12 us long or away from the step");
+    const Object *args = o->getObject("args");
+    Event e;
+    e.index = i;
+    e.startNs = nsBetween(stepTs, *ts);
+    e.durNs = nsBetween(Micros{0, 0, true}, *dur);
+    e.correlation = intOr(args, "correlation", -1);
+    bool device = cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset";
+    if (device) {
+      if (e.correlation < 0) return eventError(i, name, "device work without 'args.correlation'");
+      e.kind = cat == "kernel" ? EventKind::Kernel : cat == "gpu_memcpy" ? EventKind::Memcpy : EventKind::Memset;
+      e.lane = intOr(args, "stream", intOr(o, "tid", 0));
+      e.name = intern(name);
+      pendingDevice.push_back(e);
+      return llvm::Error::success();
+    }
+    if (e.startNs == 0 && name == t.step) return llvm::Error::success(); // the step itself
+    bool inStep = idText(*o, "pid") == stepPid && e.startNs >= 0 && e.startNs <= t.stepNs;
+    bool runtime = cat == "cuda_runtime" || cat == "cuda_driver";
+    bool annotation = (cat == "user_annotation" || cat == "cpu_op") && name.starts_with("nccl:");
+    if (!inStep || !(runtime || annotation)) {
+      skip(inStep || isStep(name) ? cat : "host event outside the step");
+      return llvm::Error::success();
+    }
+    e.kind = runtime ? EventKind::Runtime : EventKind::Annotation;
+    e.lane = intOr(o, "tid", 0);
+    e.name = intern(name);
+    if (runtime) launched.insert(e.correlation);
+    t.host.push_back(e);
+    return llvm::Error::success();
+  }
+
+  /// Device work belongs to the step when a call inside it launched it.
+  void keepLaunched() {
+    for (const Event &e : pendingDevice) {
+      if (launched.count(e.correlation))
+        t.device.push_back(e);
+      else
+        skip("device work launched outside the step");
+    }
+  }
+
+  KinetoTrace &t;
+  const ReadOptions &opts;
+  Micros stepTs;
+  std::string stepPid;
+  std::unordered_map<std::string, uint32_t> nameIds;
+  std::unordered_set<int64_t> launched;
+  std::vector<Event> pendingDevice;
+};
+
+} // namespace
+
+llvm::Expected<KinetoTrace> readKineto(const std::string &path, const ReadOptions &opts) {
+  auto text = readMaybeGzip(path);
+  if (!text) return text.takeError();
+  return parseKineto(path, *text, opts);
+}
+
+llvm::Expected<KinetoTrace> parseKineto(const std::string &path, llvm::StringRef text, const ReadOptions &opts) {
+  auto doc = llvm::json::parse(text);
+  if (!doc)
+    return fileError(path, "invalid JSON: " + llvm::toString(doc.takeError()));
+  const Object *top = doc->getAsObject();
+  if (!top)
+    return fileError(path, "the top level is not a JSON object: not a Chrome/Kineto trace");
+  KinetoTrace t;
+  t.file = path;
+  Reader r(t, opts);
+  if (auto err = r.read(*top)) return err;
+  return t;
+}
+
+} // namespace rapid::profile

@@ -1,0 +1,278 @@
+//===- Replay.cpp - Load a profiled trace set, match it, run it -----------===//
+
+#include "rapid/Profile/Replay.h"
+
+#include "rapid/Network/Network.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+namespace rapid::profile {
+
+static llvm::Error error(const std::string &what) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), what);
+}
+
+static llvm::Expected<std::vector<std::string>> listFiles(const std::string &path) {
+  if (!llvm::sys::fs::exists(path)) return error(path + ": no such file or directory");
+  if (!llvm::sys::fs::is_directory(path)) return std::vector<std::string>{path};
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(path, ec), end; it != end && !ec; it.increment(ec)) {
+    llvm::StringRef p = it->path();
+    if (p.ends_with(".json") || p.ends_with(".json.gz")) files.push_back(p.str());
+  }
+  if (ec) return error(path + ": cannot list: " + ec.message());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// Ranks from distributedInfo (every file has it, or none: then file order).
+static llvm::Error placeRanks(TraceSet &set, std::vector<KinetoTrace> traces) {
+  size_t withRank = std::count_if(traces.begin(), traces.end(), [](auto &t) { return t.rank >= 0; });
+  if (withRank == 0) {
+    for (size_t i = 0; i < traces.size(); ++i) traces[i].rank = int(i), traces[i].worldSize = int(traces.size());
+  } else if (withRank != traces.size()) {
+    auto it = std::find_if(traces.begin(), traces.end(), [](auto &t) { return t.rank < 0; });
+    return error(it->file + ": no distributedInfo.rank, where the other traces have one");
+  }
+  int world = traces.front().worldSize;
+  std::vector<const KinetoTrace *> byRank(std::max(world, 0), nullptr);
+  for (const KinetoTrace &t : traces) {
+    if (t.worldSize != world)
+      return error(fmt::format("{}: world_size {}, but {} says {}", t.file, t.worldSize, traces.front().file, world));
+    if (t.rank >= world)
+      return error(fmt::format("{}: rank {} is not below world_size {}", t.file, t.rank, world));
+    if (byRank[t.rank])
+      return error(fmt::format("two traces of rank {}: {} and {}", t.rank, byRank[t.rank]->file, t.file));
+    byRank[t.rank] = &t;
+  }
+  std::vector<int> missing;
+  for (int r = 0; r < world; ++r)
+    if (!byRank[r]) missing.push_back(r);
+  if (!missing.empty())
+    return error(fmt::format("{}: missing rank{} {} of world_size {}", set.source, missing.size() > 1 ? "s" : "",
+                             fmt::join(missing, ", "), world));
+  for (int r = 0; r < world; ++r)
+    if (byRank[r]->step != byRank[0]->step)
+      return error(fmt::format("mismatched iterations: rank 0 profiled {}, rank {} {} ({}); pick one with --step",
+                               byRank[0]->step, r, byRank[r]->step, byRank[r]->file));
+  std::sort(traces.begin(), traces.end(), [](auto &a, auto &b) { return a.rank < b.rank; });
+  set.ranks = std::move(traces);
+  return llvm::Error::success();
+}
+
+llvm::Expected<TraceSet> loadTraceSet(const std::string &path, const ReadOptions &opts) {
+  TraceSet set;
+  set.source = path;
+  auto files = listFiles(path);
+  if (!files) return files.takeError();
+  std::vector<KinetoTrace> traces;
+  for (const std::string &f : *files) {
+    auto text = readMaybeGzip(f);
+    if (!text) return text.takeError();
+    if (text->find("\"traceEvents\"") == std::string::npos) {
+      set.others.push_back(llvm::sys::path::filename(f).str());
+      continue;
+    }
+    auto t = parseKineto(f, *text, opts);
+    if (!t) return t.takeError();
+    traces.push_back(std::move(*t));
+  }
+  if (traces.empty())
+    return error(path + ": no Kineto traces (.json or .json.gz files with \"traceEvents\")");
+  auto placed = makeTraceSet(path, std::move(traces));
+  if (!placed) return placed.takeError();
+  placed->others = std::move(set.others);
+  return placed;
+}
+
+llvm::Expected<TraceSet> makeTraceSet(std::string source, std::vector<KinetoTrace> traces) {
+  TraceSet set;
+  set.source = std::move(source);
+  if (traces.empty()) return error(set.source + ": no traces");
+  if (auto err = placeRanks(set, std::move(traces))) return err;
+  return set;
+}
+
+/// Gives every NCCL collective its peers' common time and group. Ranks are
+/// matched per stream (NCCL runs each communicator on its own stream) by the
+/// collective's place in that stream's order.
+static llvm::Error matchCollectives(const TraceSet &set, ReplayResult &r) {
+  std::map<int64_t, std::vector<int>> members;
+  for (size_t k = 0; k < r.graphs.size(); ++k)
+    for (int64_t s : r.graphs[k].streams)
+      if (std::any_of(r.graphs[k].collectives.begin(), r.graphs[k].collectives.end(),
+                      [&](const CollectiveUse &c) { return c.stream == s; }))
+        members[s].push_back(int(k));
+  std::map<std::vector<int>, uint32_t> groupIds;
+  for (const auto &[stream, ranks] : members) {
+    if (ranks.size() == 1 && set.ranks.size() > 1)
+      return error(fmt::format("stream {}: only rank {} launched NCCL collectives there; a collective needs its "
+                               "peers: the traces are not of one iteration of one job",
+                               stream, ranks[0]));
+    std::vector<std::vector<const CollectiveUse *>> uses(ranks.size());
+    for (size_t m = 0; m < ranks.size(); ++m)
+      for (const CollectiveUse &c : r.graphs[ranks[m]].collectives)
+        if (c.stream == stream) uses[m].push_back(&c);
+    for (size_t m = 1; m < ranks.size(); ++m)
+      if (uses[m].size() != uses[0].size())
+        return error(fmt::format("stream {}: rank {} launched {} NCCL collectives, rank {} launched {}: "
+                                 "the traces are not of one iteration of one job",
+                                 stream, ranks[0], uses[0].size(), ranks[m], uses[m].size()));
+    uint32_t group = 0;
+    if (ranks.size() != set.ranks.size()) {
+      auto [it, fresh] = groupIds.try_emplace(ranks, uint32_t(groupIds.size() + 1));
+      if (fresh) r.groups.members[it->second] = ranks;
+      group = it->second;
+    }
+    for (size_t k = 0; k < uses[0].size(); ++k) {
+      int64_t ns = INT64_MAX;
+      const trace::TraceNode &first = r.graphs[ranks[0]].nodes[uses[0][k]->node].node;
+      for (size_t m = 0; m < ranks.size(); ++m) {
+        const GraphNode &g = r.graphs[ranks[m]].nodes[uses[m][k]->node];
+        if (g.node.commType != first.commType)
+          return error(fmt::format("stream {}: NCCL collective {} is {} on rank {} but {} on rank {}", stream, k,
+                                   trace::collKindName(first.coll()), ranks[0], trace::collKindName(g.node.coll()),
+                                   ranks[m]));
+        ns = std::min(ns, uses[m][k]->measuredNs);
+      }
+      for (size_t m = 0; m < ranks.size(); ++m) {
+        trace::TraceNode &n = r.graphs[ranks[m]].nodes[uses[m][k]->node].node;
+        n.measuredNs = ns;
+        n.pgName = group;
+      }
+      ++r.collectives;
+    }
+  }
+  return llvm::Error::success();
+}
+
+static llvm::Expected<trace::RankGraph> rankGraph(const KinetoTrace &t, const ExecGraph &g) {
+  trace::GraphBuilder b(t.file, t.rank);
+  for (const GraphNode &n : g.nodes) {
+    bool named = n.role >= Role::Call;
+    b.add(n.node, named ? std::string_view(t.names[n.name]) : std::string_view(roleName(n.role)), n.deps);
+  }
+  return b.finish();
+}
+
+/// Union lengths within [lo, hi]: the device computing, and busy at all.
+static Breakdown breakdown(std::vector<std::tuple<int64_t, int64_t, bool>> spans, int64_t lo, int64_t hi) {
+  std::sort(spans.begin(), spans.end());
+  auto unionNs = [&](bool commToo) {
+    int64_t total = 0, curLo = 0, curHi = INT64_MIN;
+    for (auto [s, e, comm] : spans) {
+      if (comm && !commToo) continue;
+      s = std::max(s, lo), e = std::min(e, hi);
+      if (e <= s) continue;
+      if (s > curHi) {
+        if (curHi > curLo) total += curHi - curLo;
+        curLo = s, curHi = e;
+      } else {
+        curHi = std::max(curHi, e);
+      }
+    }
+    if (curHi > curLo) total += curHi - curLo;
+    return total;
+  };
+  Breakdown b;
+  b.computeNs = unionNs(false);
+  int64_t busy = unionNs(true);
+  b.exposedCommNs = busy - b.computeNs;
+  b.idleNs = std::max<int64_t>(0, hi - lo) - busy;
+  return b;
+}
+
+static void profiledFigures(const KinetoTrace &t, RankReplay &out) {
+  out.profiledNs = t.stepNs;
+  std::vector<std::tuple<int64_t, int64_t, bool>> spans;
+  for (const Event &d : t.device) {
+    spans.emplace_back(d.startNs, d.endNs(), llvm::StringRef(t.name(d)).starts_with("nccl"));
+    out.profiledDeviceNs = std::max(out.profiledDeviceNs, d.endNs());
+  }
+  out.profiled = breakdown(std::move(spans), 0, t.stepNs);
+}
+
+static void replayedFigures(const ReplayResult &r, size_t rank, RankReplay &out) {
+  const ExecGraph &g = r.graphs[rank];
+  std::vector<int64_t> startNs(g.nodes.size(), 0), endNs(g.nodes.size(), 0);
+  for (const engine::Span &s : r.sim.spans)
+    if (s.rank == rank) startNs[s.node] = (s.startPs + 500) / 1000, endNs[s.node] = (s.endPs + 500) / 1000;
+  std::vector<std::tuple<int64_t, int64_t, bool>> spans;
+  int64_t stepEnd = endNs[g.stepEnd], deviceEnd = out.startNs;
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+    const GraphNode &n = g.nodes[i];
+    if (!onDevice(n.role)) continue;
+    // An NCCL kernel runs from when its stream reaches it, waiting for its
+    // peers inside: count it so, as the profile does.
+    int64_t from = startNs[i];
+    if (communicates(n.role)) {
+      int64_t ready = 0;
+      for (uint32_t d : n.deps) ready = std::max(ready, endNs[d]);
+      from = std::min(from, ready);
+    }
+    spans.emplace_back(from, endNs[i], communicates(n.role));
+    deviceEnd = std::max(deviceEnd, endNs[i]);
+  }
+  out.replayedNs = stepEnd - out.startNs;
+  out.replayedDeviceNs = deviceEnd - out.startNs;
+  out.replayed = breakdown(std::move(spans), out.startNs, stepEnd);
+}
+
+llvm::Expected<ReplayResult> replay(const TraceSet &set, const ReplayOptions &opts) {
+  ReplayResult r;
+  int64_t first = INT64_MAX;
+  for (const KinetoTrace &t : set.ranks) first = std::min(first, t.stepStartUs);
+  int streams = 1, threads = 1;
+  for (const KinetoTrace &t : set.ranks) {
+    RankReplay rr;
+    rr.rank = t.rank;
+    rr.startNs = opts.profiledStarts ? (t.stepStartUs - first) * 1000 : 0;
+    r.ranks.push_back(rr);
+    r.graphs.push_back(buildExecGraph(t, rr.startNs));
+    ExecGraph &g = r.graphs.back();
+    for (GraphNode &n : g.nodes) {
+      if (n.role == Role::Kernel || n.role == Role::Copy || n.role == Role::Set)
+        n.node.rapidTimeNs = std::llround(double(n.node.rapidTimeNs) * opts.kernelScale);
+      r.peerToPeer += n.role == Role::PeerToPeer;
+    }
+    streams = std::max(streams, int(g.streams.size()));
+    threads = std::max(threads, int(g.threads.size()));
+  }
+  if (auto err = matchCollectives(set, r)) return err;
+  for (size_t k = 0; k < set.ranks.size(); ++k) {
+    auto rg = rankGraph(set.ranks[k], r.graphs[k]);
+    if (!rg) return rg.takeError();
+    r.workload.ranks.push_back(std::move(*rg));
+  }
+  r.workload.prefix = set.source;
+  // Collectives carry their measured time, so the network only has to exist.
+  net::DimSpec dim;
+  dim.kind = net::DimKind::FullyConnected;
+  dim.shape = {int(set.ranks.size())};
+  dim.bandwidth = BytesPerSecond(1e12);
+  net::Topology topo(net::NetworkSpec{{dim}});
+  net::Network net(topo, net::NetMode::Analytical);
+  engine::SimOptions so;
+  so.computeStreams = streams;
+  so.commStreams = streams;
+  so.cpuThreads = threads;
+  so.recordTimeline = true;
+  engine::Simulator sim(r.workload, net, r.groups, so);
+  auto res = sim.run();
+  if (!res) return res.takeError();
+  r.sim = std::move(*res);
+  for (size_t k = 0; k < set.ranks.size(); ++k) {
+    profiledFigures(set.ranks[k], r.ranks[k]);
+    replayedFigures(r, k, r.ranks[k]);
+  }
+  return r;
+}
+
+} // namespace rapid::profile

@@ -1,0 +1,152 @@
+//===- ReplayReport.cpp - A replay beside its profile: table, JSON, timeline ===//
+
+#include "rapid/Profile/Replay.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <fmt/format.h>
+#include <map>
+
+namespace rapid::profile {
+
+static double ms(int64_t ns) { return double(ns) / 1e6; }
+static double err(int64_t replayed, int64_t profiled) {
+  return profiled ? 100.0 * (double(replayed) / double(profiled) - 1.0) : 0.0;
+}
+
+/// The slowest rank's step, profiled and replayed (each its own slowest).
+static std::pair<int64_t, int64_t> iteration(const ReplayResult &r) {
+  int64_t p = 0, q = 0;
+  for (const RankReplay &k : r.ranks) p = std::max(p, k.profiledNs), q = std::max(q, k.replayedNs);
+  return {p, q};
+}
+
+static std::map<std::string, uint64_t> skipped(const TraceSet &set) {
+  std::map<std::string, uint64_t> all;
+  for (const KinetoTrace &t : set.ranks)
+    for (const auto &[what, n] : t.skipped) all[what] += n;
+  return all;
+}
+
+static void printJson(const TraceSet &set, const ReplayResult &r, llvm::raw_ostream &os) {
+  llvm::json::OStream j(os);
+  auto split = [&](const char *key, const Breakdown &b) {
+    j.attributeObject(key, [&] {
+      j.attribute("compute_s", double(b.computeNs) / 1e9);
+      j.attribute("exposed_comm_s", double(b.exposedCommNs) / 1e9);
+      j.attribute("idle_s", double(b.idleNs) / 1e9);
+    });
+  };
+  auto [p, q] = iteration(r);
+  j.object([&] {
+    j.attribute("source", set.source);
+    j.attribute("step", set.ranks.front().step);
+    j.attribute("ranks", int64_t(set.ranks.size()));
+    j.attribute("collectives", int64_t(r.collectives));
+    j.attribute("p2p_kernels", int64_t(r.peerToPeer));
+    j.attribute("profiled_s", double(p) / 1e9);
+    j.attribute("replayed_s", double(q) / 1e9);
+    j.attribute("error", err(q, p) / 100.0);
+    j.attributeArray("per_rank", [&] {
+      for (const RankReplay &k : r.ranks)
+        j.object([&] {
+          j.attribute("rank", int64_t(k.rank));
+          j.attribute("start_s", double(k.startNs) / 1e9);
+          j.attribute("profiled_s", double(k.profiledNs) / 1e9);
+          j.attribute("replayed_s", double(k.replayedNs) / 1e9);
+          j.attribute("error", err(k.replayedNs, k.profiledNs) / 100.0);
+          j.attribute("profiled_device_s", double(k.profiledDeviceNs) / 1e9);
+          j.attribute("replayed_device_s", double(k.replayedDeviceNs) / 1e9);
+          split("profiled_breakdown", k.profiled);
+          split("replayed_breakdown", k.replayed);
+        });
+    });
+    j.attributeObject("not_used", [&] {
+      for (const auto &[what, n] : skipped(set)) j.attribute(what, int64_t(n));
+    });
+    j.attributeArray("other_files", [&] {
+      for (const std::string &f : set.others) j.value(f);
+    });
+  });
+  os << "\n";
+}
+
+void printReplay(const TraceSet &set, const ReplayResult &r, bool json, llvm::raw_ostream &os) {
+  if (json) return printJson(set, r, os);
+  const KinetoTrace &t0 = set.ranks.front();
+  uint64_t kernels = 0, copies = 0, memsets = 0, nodes = 0;
+  for (const ExecGraph &g : r.graphs)
+    kernels += g.kernels, copies += g.copies, memsets += g.memsets, nodes += g.nodes.size();
+  os << fmt::format("replay of {}: {} ranks ({}{}{}), {}\n", set.source, set.ranks.size(),
+                    t0.backend.empty() ? "no backend" : t0.backend, t0.gpu.empty() ? "" : ", ", t0.gpu, t0.step);
+  os << fmt::format("graph: {} nodes; {} kernels, {} copies, {} memsets; {} collectives matched across ranks, "
+                    "{} point-to-point kernels replayed as measured\n",
+                    nodes, kernels, copies, memsets, r.collectives, r.peerToPeer);
+  os << fmt::format("{:>4}  {:>9}  {:>11}  {:>11}  {:>8}  {:>21}  {:>21}  {:>21}\n", "rank", "start",
+                    "profiled", "replayed", "error", "compute prof/repl", "exp. comm prof/repl", "idle prof/repl");
+  for (const RankReplay &k : r.ranks)
+    os << fmt::format("{:>4}  {:>6.3f} ms  {:>8.3f} ms  {:>8.3f} ms  {:>+6.2f} %  {:>9.3f} / {:>8.3f}  "
+                      "{:>9.3f} / {:>8.3f}  {:>9.3f} / {:>8.3f}\n",
+                      k.rank, ms(k.startNs), ms(k.profiledNs), ms(k.replayedNs), err(k.replayedNs, k.profiledNs),
+                      ms(k.profiled.computeNs), ms(k.replayed.computeNs), ms(k.profiled.exposedCommNs),
+                      ms(k.replayed.exposedCommNs), ms(k.profiled.idleNs), ms(k.replayed.idleNs));
+  auto [p, q] = iteration(r);
+  os << fmt::format("step (slowest rank): profiled {:.3f} ms, replayed {:.3f} ms ({:+.2f} %)\n", ms(p), ms(q),
+                    err(q, p));
+  std::vector<std::string> parts;
+  for (const auto &[what, n] : skipped(set)) parts.push_back(fmt::format("{} {}", what, n));
+  os << "not used (all ranks): " << fmt::format("{}", fmt::join(parts, ", ")) << "\n";
+  if (!set.others.empty())
+    os << fmt::format("not Kineto traces, not read: {}\n", fmt::join(set.others, ", "));
+}
+
+llvm::Error writeReplayTimeline(const std::string &path, const TraceSet &set, const ReplayResult &r) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) return llvm::createStringError(ec, fmt::format("{}: cannot write timeline: {}", path, ec.message()));
+  // Rows: host threads first, then streams, as the profiler orders them.
+  auto row = [&](size_t rank, const GraphNode &n) {
+    const ExecGraph &g = r.graphs[rank];
+    const auto &lanes = onDevice(n.role) ? g.streams : g.threads;
+    int64_t at = std::lower_bound(lanes.begin(), lanes.end(), n.lane) - lanes.begin();
+    return onDevice(n.role) ? int64_t(g.threads.size()) + at : at;
+  };
+  llvm::json::OStream j(os);
+  j.object([&] {
+    j.attribute("displayTimeUnit", "ns");
+    j.attributeArray("traceEvents", [&] {
+      for (size_t k = 0; k < r.graphs.size(); ++k) {
+        const ExecGraph &g = r.graphs[k];
+        auto name = [&](int64_t tid, std::string what) {
+          j.object([&] {
+            j.attribute("ph", "M");
+            j.attribute("name", "thread_name");
+            j.attribute("pid", int64_t(k));
+            j.attribute("tid", tid);
+            j.attributeObject("args", [&] { j.attribute("name", what); });
+          });
+        };
+        for (size_t i = 0; i < g.threads.size(); ++i) name(int64_t(i), fmt::format("thread {}", g.threads[i]));
+        for (size_t i = 0; i < g.streams.size(); ++i)
+          name(int64_t(g.threads.size() + i), fmt::format("stream {}", g.streams[i]));
+      }
+      for (const engine::Span &s : r.sim.spans) {
+        const GraphNode &n = r.graphs[s.rank].nodes[s.node];
+        if (n.role == Role::Gap || n.role == Role::Start) continue;
+        j.object([&] {
+          j.attribute("name", set.ranks[s.rank].names[n.name]);
+          j.attribute("cat", roleName(n.role));
+          j.attribute("ph", "X");
+          j.attribute("pid", int64_t(s.rank));
+          j.attribute("tid", row(s.rank, n));
+          j.attribute("ts", double(s.startPs) / 1e6);
+          j.attribute("dur", double(s.endPs - s.startPs) / 1e6);
+        });
+      }
+    });
+  });
+  os << "\n";
+  return llvm::Error::success();
+}
+
+} // namespace rapid::profile

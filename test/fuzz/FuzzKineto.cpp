@@ -1,0 +1,51 @@
+//===- FuzzKineto.cpp - libFuzzer target: Kineto reader + replay ----------===//
+//
+// The input is a trace set: an options byte, then the ranks' Kineto JSON
+// texts separated by kRankSeparator (1 to 4 ranks; test/fuzz/seeds.py packs
+// test/Profile's inputs this way). It goes through what `rapid-trace replay`
+// runs: each text is read (parseKineto), the set is checked (makeTraceSet),
+// replayed and reported (text, JSON, timeline). Every failure must be an
+// llvm::Error; anything else is a finding.
+//
+// The options byte: bit 0 ranks start together, bit 1 kernels at half time,
+// bit 2 JSON, bit 3 write the timeline.
+//===----------------------------------------------------------------------===//
+#include "FuzzCommon.h"
+
+#include "rapid/Profile/Replay.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+using namespace rapid;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size == 0)
+    return -1;
+  uint8_t flags = data[0];
+  llvm::StringRef rest(reinterpret_cast<const char *>(data + 1), size - 1);
+  llvm::SmallVector<llvm::StringRef, 4> parts;
+  rest.split(parts, "\n--RANK--\n");
+  if (parts.size() > 4)
+    return -1; // not a shape this target explores
+  std::vector<profile::KinetoTrace> traces;
+  for (size_t r = 0; r < parts.size(); ++r) {
+    auto t = profile::parseKineto("rank" + std::to_string(r) + ".json", parts[r]);
+    if (!t)
+      return llvm::consumeError(t.takeError()), 0;
+    traces.push_back(std::move(*t));
+  }
+  auto set = profile::makeTraceSet("fuzz", std::move(traces));
+  if (!set)
+    return llvm::consumeError(set.takeError()), 0;
+  profile::ReplayOptions opts;
+  opts.profiledStarts = !(flags & 1);
+  opts.kernelScale = flags & 2 ? 0.5 : 1.0;
+  auto r = profile::replay(*set, opts);
+  if (!r)
+    return llvm::consumeError(r.takeError()), 0;
+  profile::printReplay(*set, *r, flags & 4, llvm::nulls());
+  if (flags & 8)
+    if (llvm::Error e = profile::writeReplayTimeline(fuzz::workDir() + "/timeline.json", *set, *r))
+      fuzz::fail("the timeline could not be written", llvm::toString(std::move(e)));
+  return 0;
+}
