@@ -29,3 +29,5 @@ for dp in 4 8 16 32 64 128; do
   run "Llama-3-405B 8K on H200s, $((dp * 128)) GPUs" "$bin/rapidc" "$tmp/l$dp.rapid" -j1
 done
 run "rapid-sim 1 MiB ring all-reduce, 1,024 ranks" "$bin/rapid-bench" 1024
+run "rapid-trace replay, Megatron TP8 (8 Kineto traces, 31 MB)" "$bin/rapid-trace" replay "$src/test/data/traces/kineto/megatron_tp8_a100"
+run "rapid-trace replay, DLRM 8 x V100" "$bin/rapid-trace" replay "$src/test/data/traces/kineto/dlrm8_v100"

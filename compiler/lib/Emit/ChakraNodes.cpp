@@ -9,6 +9,7 @@
 
 #include "et_def.pb.h"
 #include "rapid/Support/SimTime.h"
+#include "rapid/Trace/NodeWriter.h"
 
 #include <cmath>
 #include <set>
@@ -51,18 +52,6 @@ coll::CommGroups Groups::runtimeGroups() const {
 using namespace ChakraProtoMsg;
 
 namespace {
-
-void attrInt(Node &n, const char *name, int64_t v) {
-  AttributeProto *a = n.add_attr();
-  a->set_name(name);
-  a->set_int64_val(v);
-}
-
-void attrInt32(Node &n, const char *name, int32_t v) {
-  AttributeProto *a = n.add_attr();
-  a->set_name(name);
-  a->set_int32_val(v);
-}
 
 CollectiveCommType commType(ir::OpKind k) {
   switch (k) {
@@ -110,41 +99,12 @@ trace::TraceNode traceNode(const ir::Op &op, size_t idx, int64_t rank, const Ran
   return t;
 }
 
-/// Fills `n` for op `idx` of the rank's stage graph: traceNode's fields.
+/// Fills `n` for op `idx` of the rank's stage graph: traceNode's fields, and
+/// a collective's network dimensions.
 void fillNode(Node &n, const ir::Op &op, size_t idx, int64_t rank, const RankLayout &layout, const Groups &groups) {
   trace::TraceNode t = traceNode(op, idx, rank, layout, groups);
-  n.set_id(t.id);
-  n.set_name(op.name);
-  for (uint32_t d : op.deps) n.add_data_deps(d);
-  AttributeProto *cpu = n.add_attr();
-  cpu->set_name("is_cpu_op");
-  cpu->set_bool_val(t.isCpuOp);
-  switch (t.kind) {
-  case trace::NodeKind::Comp:
-    n.set_type(COMP_NODE);
-    n.set_duration_micros(t.durationMicros);
-    attrInt(n, "rapid_time_ns", t.rapidTimeNs);
-    attrInt(n, "num_ops", t.numOps);
-    attrInt(n, "tensor_size", t.tensorSize);
-    return;
-  case trace::NodeKind::Send:
-  case trace::NodeKind::Recv:
-    n.set_type(t.kind == trace::NodeKind::Send ? COMM_SEND_NODE : COMM_RECV_NODE);
-    attrInt32(n, "comm_src", int32_t(t.commSrc));
-    attrInt32(n, "comm_dst", int32_t(t.commDst));
-    attrInt32(n, "comm_tag", int32_t(t.commTag));
-    attrInt(n, "comm_size", t.commSize);
-    return;
-  default:
-    break;
-  }
-  n.set_type(COMM_COLL_NODE);
-  attrInt(n, "comm_type", t.commType);
-  attrInt(n, "comm_size", t.commSize);
-  if (t.rapidTimeNs != trace::kAbsent) attrInt(n, "rapid_time_ns", t.rapidTimeNs);
-  AttributeProto *pg = n.add_attr();
-  pg->set_name("pg_name");
-  pg->set_string_val(std::to_string(t.pgName));
+  trace::writeNode(t, op.name, op.deps, n);
+  if (t.kind != trace::NodeKind::Coll) return;
   AttributeProto *dims = n.add_attr();
   dims->set_name("involved_dim");
   for (bool b : groups.of(rank, op.group).involved) dims->mutable_bool_list()->add_values(b);

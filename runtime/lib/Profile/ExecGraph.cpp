@@ -132,14 +132,14 @@ private:
     Role role = d.kind == EventKind::Memcpy ? Role::Copy : d.kind == EventKind::Memset ? Role::Set : Role::Kernel;
     uint32_t n;
     if (d.kind == EventKind::Kernel && isNccl(name)) {
-      llvm::StringRef note = annotationAt(call);
-      auto kind = ncclKind(name, note);
+      const Event *note = annotationAt(call);
+      auto kind = ncclKind(name, note ? llvm::StringRef(t.name(*note)) : "");
       n = add(kind ? Role::Collective : Role::PeerToPeer, NodeKind::Coll, false, d.lane, 0, std::move(deps), d.name);
       GraphNode &gn = g.nodes[n];
       gn.node.commType = int64_t(kind.value_or(CollKind::AllToAll));
       if (kind) {
         gn.node.rapidTimeNs = trace::kAbsent; // the replay sets the instance's time
-        g.collectives.push_back({n, d.lane, ncclOrdinal[d.lane]++, d.durNs});
+        g.collectives.push_back({n, d.lane, ncclOrdinal[d.lane]++, d.durNs, note ? note->bytes : -1});
       } else {
         gn.node.rapidTimeNs = d.durNs; // replayed on its stream as measured
       }
@@ -156,10 +156,10 @@ private:
   }
 
   /// The innermost "nccl:..." annotation around `call` on its thread.
-  llvm::StringRef annotationAt(const Event &call) {
-    llvm::StringRef found;
+  const Event *annotationAt(const Event &call) {
+    const Event *found = nullptr;
     for (const Event *a : annotations[call.lane])
-      if (a->startNs <= call.startNs && call.startNs <= a->endNs()) found = t.name(*a);
+      if (a->startNs <= call.startNs && call.startNs <= a->endNs()) found = a;
     return found;
   }
 

@@ -104,6 +104,45 @@ std::string idText(const Object &o, llvm::StringRef key) {
 
 bool isStep(llvm::StringRef name) { return name.starts_with("ProfilerStep#"); }
 
+/// Bytes per element of the C++ type names the profiler records.
+int64_t elementBytes(llvm::StringRef type) {
+  static const std::pair<const char *, int64_t> table[] = {
+      {"double", 8},         {"long int", 8},       {"c10::complex<float>", 8},
+      {"float", 4},          {"int", 4},            {"unsigned int", 4},
+      {"c10::Half", 2},      {"c10::BFloat16", 2},  {"short int", 2},
+      {"signed char", 1},    {"unsigned char", 1},  {"bool", 1},
+      {"c10::Float8_e4m3fn", 1}, {"c10::Float8_e5m2", 1}};
+  for (auto [name, bytes] : table)
+    if (type == name) return bytes;
+  return -1;
+}
+
+/// Elements of a tensor's dims ([4, 2048]) or of a tensor list's
+/// ([[4, 2048], [16]]); -1 when they are not numbers.
+int64_t elements(const Value &dims) {
+  const llvm::json::Array *a = dims.getAsArray();
+  if (!a) return -1;
+  bool list = !a->empty() && (*a)[0].getAsArray();
+  int64_t total = list ? 0 : 1;
+  for (const Value &v : *a) {
+    int64_t n = list ? elements(v) : v.getAsInteger().value_or(-1);
+    if (n < 0 || n > (int64_t(1) << 40)) return -1;
+    total = list ? total + n : total * n;
+    if (total > (int64_t(1) << 50)) return -1;
+  }
+  return total;
+}
+
+/// What a collective annotation says it moves: its first input.
+int64_t collectiveBytes(const Object *args) {
+  const llvm::json::Array *dims = args ? args->getArray("Input Dims") : nullptr;
+  const llvm::json::Array *types = args ? args->getArray("Input type") : nullptr;
+  if (!dims || !types || dims->empty() || types->empty()) return -1;
+  auto type = (*types)[0].getAsString();
+  int64_t n = elements((*dims)[0]), b = type ? elementBytes(*type) : -1;
+  return n >= 0 && b > 0 ? n * b : -1;
+}
+
 class Reader {
 public:
   Reader(KinetoTrace &t, const ReadOptions &opts) : t(t), opts(opts) {}
@@ -216,6 +255,7 @@ private:
       return llvm::Error::success();
     }
     e.kind = runtime ? EventKind::Runtime : EventKind::Annotation;
+    if (annotation) e.bytes = collectiveBytes(args);
     e.lane = intOr(o, "tid", 0);
     e.name = intern(name);
     if (runtime) launched.insert(e.correlation);

@@ -103,7 +103,7 @@ llvm::Expected<TraceSet> makeTraceSet(std::string source, std::vector<KinetoTrac
 /// Gives every NCCL collective its peers' common time and group. Ranks are
 /// matched per stream (NCCL runs each communicator on its own stream) by the
 /// collective's place in that stream's order.
-static llvm::Error matchCollectives(const TraceSet &set, ReplayResult &r) {
+static llvm::Error matchCollectives(const TraceSet &set, bool simulate, ReplayResult &r) {
   std::map<int64_t, std::vector<int>> members;
   for (size_t k = 0; k < r.graphs.size(); ++k)
     for (int64_t s : r.graphs[k].streams)
@@ -132,7 +132,8 @@ static llvm::Error matchCollectives(const TraceSet &set, ReplayResult &r) {
       group = it->second;
     }
     for (size_t k = 0; k < uses[0].size(); ++k) {
-      int64_t ns = INT64_MAX;
+      int64_t ns = INT64_MAX, bytes = 0;
+      bool known = true;
       const trace::TraceNode &first = r.graphs[ranks[0]].nodes[uses[0][k]->node].node;
       for (size_t m = 0; m < ranks.size(); ++m) {
         const GraphNode &g = r.graphs[ranks[m]].nodes[uses[m][k]->node];
@@ -141,13 +142,25 @@ static llvm::Error matchCollectives(const TraceSet &set, ReplayResult &r) {
                                    trace::collKindName(first.coll()), ranks[0], trace::collKindName(g.node.coll()),
                                    ranks[m]));
         ns = std::min(ns, uses[m][k]->measuredNs);
+        if (simulate && uses[m][k]->bytes < 0)
+          return error(fmt::format("{}: NCCL collective {} on stream {} ({}) has no size: no nccl:* annotation with "
+                                   "'Input Dims' and 'Input type' around its launch (profile with record_shapes=True), "
+                                   "or replay without --network",
+                                   set.ranks[ranks[m]].file, k, stream, trace::collKindName(g.node.coll())));
+        known &= uses[m][k]->bytes >= 0;
+        bytes = std::max(bytes, uses[m][k]->bytes);
       }
       for (size_t m = 0; m < ranks.size(); ++m) {
         trace::TraceNode &n = r.graphs[ranks[m]].nodes[uses[m][k]->node].node;
-        n.measuredNs = ns;
+        // Members must agree on the size to meet: the largest (an uneven
+        // all-to-all). Measured collectives carry it too, for other tools.
+        n.commSize = known ? bytes : 0;
+        if (!simulate) n.measuredNs = ns;
         n.pgName = group;
       }
       ++r.collectives;
+      r.collectiveProfiledNs += ns;
+      r.instanceHeads.emplace_back(uint32_t(ranks[0]), uses[0][k]->node);
     }
   }
   return llvm::Error::success();
@@ -225,11 +238,20 @@ static void replayedFigures(const ReplayResult &r, size_t rank, RankReplay &out)
   out.replayed = breakdown(std::move(spans), out.startNs, stepEnd);
 }
 
-llvm::Expected<ReplayResult> replay(const TraceSet &set, const ReplayOptions &opts) {
+net::NetworkSpec replayNetwork(const TraceSet &set, const ReplayOptions &opts) {
+  if (opts.network) return *opts.network;
+  // With measured collectives the network only has to exist.
+  net::DimSpec dim;
+  dim.kind = net::DimKind::FullyConnected;
+  dim.shape = {int(set.ranks.size())};
+  dim.bandwidth = BytesPerSecond(1e12);
+  return net::NetworkSpec{{dim}};
+}
+
+llvm::Expected<ReplayResult> buildReplay(const TraceSet &set, const ReplayOptions &opts) {
   ReplayResult r;
   int64_t first = INT64_MAX;
   for (const KinetoTrace &t : set.ranks) first = std::min(first, t.stepStartUs);
-  int streams = 1, threads = 1;
   for (const KinetoTrace &t : set.ranks) {
     RankReplay rr;
     rr.rank = t.rank;
@@ -240,39 +262,58 @@ llvm::Expected<ReplayResult> replay(const TraceSet &set, const ReplayOptions &op
     for (GraphNode &n : g.nodes) {
       if (n.role == Role::Kernel || n.role == Role::Copy || n.role == Role::Set)
         n.node.rapidTimeNs = std::llround(double(n.node.rapidTimeNs) * opts.kernelScale);
+      if (n.node.rapidTimeNs != trace::kAbsent) // the standard field, for other tools
+        n.node.durationMicros = uint64_t((n.node.rapidTimeNs + 500) / 1000);
       r.peerToPeer += n.role == Role::PeerToPeer;
     }
-    streams = std::max(streams, int(g.streams.size()));
-    threads = std::max(threads, int(g.threads.size()));
+    r.streams = std::max(r.streams, int(g.streams.size()));
+    r.threads = std::max(r.threads, int(g.threads.size()));
   }
-  if (auto err = matchCollectives(set, r)) return err;
+  r.simulatedCollectives = opts.network.has_value();
+  if (auto err = matchCollectives(set, r.simulatedCollectives, r)) return err;
   for (size_t k = 0; k < set.ranks.size(); ++k) {
     auto rg = rankGraph(set.ranks[k], r.graphs[k]);
     if (!rg) return rg.takeError();
     r.workload.ranks.push_back(std::move(*rg));
   }
   r.workload.prefix = set.source;
-  // Collectives carry their measured time, so the network only has to exist.
-  net::DimSpec dim;
-  dim.kind = net::DimKind::FullyConnected;
-  dim.shape = {int(set.ranks.size())};
-  dim.bandwidth = BytesPerSecond(1e12);
-  net::Topology topo(net::NetworkSpec{{dim}});
-  net::Network net(topo, net::NetMode::Analytical);
+  return r;
+}
+
+engine::SimOptions replaySimOptions(const ReplayResult &r, const ReplayOptions &opts) {
   engine::SimOptions so;
-  so.computeStreams = streams;
-  so.commStreams = streams;
-  so.cpuThreads = threads;
+  so.system = opts.system;
+  so.computeStreams = r.streams;
+  so.commStreams = r.streams;
+  so.cpuThreads = r.threads;
+  return so;
+}
+
+llvm::Expected<ReplayResult> replay(const TraceSet &set, const ReplayOptions &opts) {
+  auto built = buildReplay(set, opts);
+  if (!built) return built.takeError();
+  ReplayResult &r = *built;
+  net::Topology topo(replayNetwork(set, opts));
+  if (topo.numRanks() != int(set.ranks.size()))
+    return error(fmt::format("the network has {} ranks but the trace set {}", topo.numRanks(), set.ranks.size()));
+  if (!opts.faults.empty())
+    if (auto err = net::applyFaults(opts.faultsFile, opts.faults, topo)) return err;
+  net::Network net(topo, opts.network ? net::NetMode::Congestion : net::NetMode::Analytical);
+  engine::SimOptions so = replaySimOptions(r, opts);
   so.recordTimeline = true;
   engine::Simulator sim(r.workload, net, r.groups, so);
   auto res = sim.run();
   if (!res) return res.takeError();
   r.sim = std::move(*res);
+  std::sort(r.instanceHeads.begin(), r.instanceHeads.end());
+  for (const engine::Span &s : r.sim.spans)
+    if (std::binary_search(r.instanceHeads.begin(), r.instanceHeads.end(), std::pair{s.rank, s.node}))
+      r.collectiveReplayedNs += (s.endPs - s.startPs + 500) / 1000;
   for (size_t k = 0; k < set.ranks.size(); ++k) {
     profiledFigures(set.ranks[k], r.ranks[k]);
     replayedFigures(r, k, r.ranks[k]);
   }
-  return r;
+  return std::move(r);
 }
 
 } // namespace rapid::profile

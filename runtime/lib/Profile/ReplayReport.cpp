@@ -43,6 +43,9 @@ static void printJson(const TraceSet &set, const ReplayResult &r, llvm::raw_ostr
     j.attribute("step", set.ranks.front().step);
     j.attribute("ranks", int64_t(set.ranks.size()));
     j.attribute("collectives", int64_t(r.collectives));
+    j.attribute("collectives_simulated", r.simulatedCollectives);
+    j.attribute("collectives_profiled_s", double(r.collectiveProfiledNs) / 1e9);
+    j.attribute("collectives_replayed_s", double(r.collectiveReplayedNs) / 1e9);
     j.attribute("p2p_kernels", int64_t(r.peerToPeer));
     j.attribute("profiled_s", double(p) / 1e9);
     j.attribute("replayed_s", double(q) / 1e9);
@@ -79,9 +82,10 @@ void printReplay(const TraceSet &set, const ReplayResult &r, bool json, llvm::ra
     kernels += g.kernels, copies += g.copies, memsets += g.memsets, nodes += g.nodes.size();
   os << fmt::format("replay of {}: {} ranks ({}{}{}), {}\n", set.source, set.ranks.size(),
                     t0.backend.empty() ? "no backend" : t0.backend, t0.gpu.empty() ? "" : ", ", t0.gpu, t0.step);
-  os << fmt::format("graph: {} nodes; {} kernels, {} copies, {} memsets; {} collectives matched across ranks, "
-                    "{} point-to-point kernels replayed as measured\n",
-                    nodes, kernels, copies, memsets, r.collectives, r.peerToPeer);
+  os << fmt::format("graph: {} nodes; {} kernels, {} copies, {} memsets; {} collectives matched across ranks "
+                    "({}), {} point-to-point kernels replayed as measured\n",
+                    nodes, kernels, copies, memsets, r.collectives,
+                    r.simulatedCollectives ? "re-simulated on the network" : "measured times", r.peerToPeer);
   os << fmt::format("{:>4}  {:>9}  {:>11}  {:>11}  {:>8}  {:>21}  {:>21}  {:>21}\n", "rank", "start",
                     "profiled", "replayed", "error", "compute prof/repl", "exp. comm prof/repl", "idle prof/repl");
   for (const RankReplay &k : r.ranks)
@@ -90,6 +94,8 @@ void printReplay(const TraceSet &set, const ReplayResult &r, bool json, llvm::ra
                       k.rank, ms(k.startNs), ms(k.profiledNs), ms(k.replayedNs), err(k.replayedNs, k.profiledNs),
                       ms(k.profiled.computeNs), ms(k.replayed.computeNs), ms(k.profiled.exposedCommNs),
                       ms(k.replayed.exposedCommNs), ms(k.profiled.idleNs), ms(k.replayed.idleNs));
+  os << fmt::format("collectives, summed: profiled {:.3f} ms (each the last member's kernel), replayed {:.3f} ms\n",
+                    ms(r.collectiveProfiledNs), ms(r.collectiveReplayedNs));
   auto [p, q] = iteration(r);
   os << fmt::format("step (slowest rank): profiled {:.3f} ms, replayed {:.3f} ms ({:+.2f} %)\n", ms(p), ms(q),
                     err(q, p));

@@ -63,6 +63,8 @@ static cl::opt<int> computeStreams("compute-streams", cl::desc("concurrent compu
                                    cl::init(1), cl::cat(cat));
 static cl::opt<int> commStreams("comm-streams", cl::desc("concurrent comm ops per rank and communicator group"),
                                 cl::init(1), cl::cat(cat));
+static cl::opt<int> cpuThreads("cpu-threads", cl::desc("concurrent is_cpu_op nodes per rank (host threads)"),
+                               cl::init(1), cl::cat(cat));
 static cl::opt<int> splits("splits", cl::desc("chunks per collective (overrides --system)"),
                            cl::init(0), cl::cat(cat));
 static cl::opt<bool> roofline("roofline", cl::desc("time COMP nodes by num_ops/tensor_size"),
@@ -122,13 +124,15 @@ static engine::SimOptions simOptions() {
     if (o.system.peakFlopsPerNs <= 0 || o.system.memBytesPerNs <= 0)
       die("--roofline needs --peak-perf and --local-mem-bw (or a --system file with them)");
   }
-  if (!(computeStreams >= 1 && computeStreams <= 1024 && commStreams >= 1 && commStreams <= 1024))
-    die("--compute-streams and --comm-streams must be from 1 to 1024");
+  if (!(computeStreams >= 1 && computeStreams <= 1024 && commStreams >= 1 && commStreams <= 1024 &&
+        cpuThreads >= 1 && cpuThreads <= 1024))
+    die("--compute-streams, --comm-streams and --cpu-threads must be from 1 to 1024");
   if (roofline && !(o.system.peakFlopsPerNs < 1e15 && o.system.memBytesPerNs < 1e15))
     die("--peak-perf and --local-mem-bw must be finite");
   o.astraCompat = astraCompat;
   o.computeStreams = computeStreams;
   o.commStreams = commStreams;
+  o.cpuThreads = cpuThreads;
   o.recordTimeline = !timeline.empty() || critical;
   return o;
 }

@@ -1,12 +1,19 @@
 //===- rapid-trace.cpp - Work with profiles of real PyTorch runs ----------===//
 //
 // rapid-trace replay DIR|FILE [--step N] [--start profiled|together]
-//                             [--kernel-scale F] [--format text|json] [--timeline out.json]
+//                             [--kernel-scale F] [--network net.json [--faults f.json] [--system s.json]]
+//                             [--format text|json] [--timeline out.json]
+//
+// rapid-trace convert DIR|FILE -o OUT [the same options but --format/--timeline]
 //
 // See docs/trace-replay.md.
 //===----------------------------------------------------------------------===//
 
+#include "rapid/Network/NetworkConfig.h"
 #include "rapid/Profile/Replay.h"
+#include "rapid/Trace/NodeWriter.h"
+
+#include "llvm/Support/FileSystem.h"
 
 #include "llvm/Support/CommandLine.h"
 
@@ -17,18 +24,28 @@ using namespace llvm;
 using namespace rapid;
 
 static cl::SubCommand replayCmd("replay", "replay a set of per-rank Kineto traces and compare with the profile");
+static cl::SubCommand convertCmd("convert", "write the replay's execution graphs as Chakra traces for rapid-sim or Astra-Sim");
 static cl::opt<std::string> input(cl::Positional, cl::desc("<directory of per-rank traces, or one trace>"),
-                                  cl::Required, cl::sub(replayCmd));
+                                  cl::Required, cl::sub(replayCmd), cl::sub(convertCmd));
 static cl::opt<std::string> step("step", cl::desc("which ProfilerStep (default: the first)"),
-                                 cl::value_desc("N"), cl::sub(replayCmd));
+                                 cl::value_desc("N"), cl::sub(replayCmd), cl::sub(convertCmd));
 static cl::opt<std::string> start("start",
                                   cl::desc("profiled (default): ranks enter the step when they did; "
                                            "together: all at time 0"),
-                                  cl::init("profiled"), cl::sub(replayCmd));
+                                  cl::init("profiled"), cl::sub(replayCmd), cl::sub(convertCmd));
 static cl::opt<double> kernelScale("kernel-scale", cl::desc("scale measured kernel times (what-if)"),
-                                   cl::init(1.0), cl::sub(replayCmd));
+                                   cl::init(1.0), cl::sub(replayCmd), cl::sub(convertCmd));
+static cl::opt<std::string> network("network",
+                                    cl::desc("re-simulate collectives on this network (.json or Astra-Sim .yml)"),
+                                    cl::value_desc("file"), cl::sub(replayCmd), cl::sub(convertCmd));
+static cl::opt<std::string> faults("faults", cl::desc("link faults JSON (with --network)"), cl::value_desc("file"),
+                                   cl::sub(replayCmd), cl::sub(convertCmd));
+static cl::opt<std::string> system_("system", cl::desc("Astra-Sim-style system JSON (with --network)"),
+                                    cl::value_desc("file"), cl::sub(replayCmd), cl::sub(convertCmd));
 static cl::opt<std::string> outFormat("format", cl::desc("text (default) or json"), cl::init("text"),
                                       cl::sub(replayCmd));
+static cl::opt<std::string> outDir("o", cl::desc("folder for the Chakra traces"), cl::value_desc("dir"),
+                                   cl::Required, cl::sub(convertCmd));
 static cl::opt<std::string> timeline("timeline", cl::desc("write a Perfetto timeline of the replay"),
                                      cl::value_desc("file"), cl::sub(replayCmd));
 
@@ -42,17 +59,61 @@ template <class T> static T orDie(Expected<T> v) {
   return std::move(*v);
 }
 
-static int runReplay() {
+/// The options replay and convert share, checked, and the trace set.
+static std::pair<profile::TraceSet, profile::ReplayOptions> load() {
   if (start != "profiled" && start != "together") die("--start must be 'profiled' or 'together'");
-  if (outFormat != "text" && outFormat != "json") die("--format must be 'text' or 'json'");
   if (!(std::isfinite(kernelScale) && kernelScale > 0 && kernelScale <= 1000))
     die(fmt::format("--kernel-scale must be a number above 0 and at most 1000, found {}", double(kernelScale)));
   profile::ReadOptions ro;
   ro.step = step;
   profile::TraceSet set = orDie(profile::loadTraceSet(input, ro));
+  if (network.empty() && (!faults.empty() || !system_.empty())) die("--faults and --system need --network");
   profile::ReplayOptions opts;
   opts.profiledStarts = start == "profiled";
   opts.kernelScale = kernelScale;
+  if (!network.empty()) opts.network = orDie(net::loadNetworkSpec(network));
+  if (!faults.empty()) opts.faults = orDie(net::loadFaults(faults)), opts.faultsFile = faults;
+  if (!system_.empty()) opts.system = orDie(engine::loadSystemConfig(system_));
+  return {std::move(set), std::move(opts)};
+}
+
+static void writeText(const std::string &path, const std::string &text) {
+  std::error_code ec;
+  raw_fd_ostream os(path, ec);
+  if (!ec) os << text;
+  if (ec || os.has_error()) die(fmt::format("{}: cannot write: {}", path, ec ? ec.message() : os.error().message()));
+}
+
+/// Chakra files rapid-sim (and Astra-Sim) can run, and the command that
+/// replays them as `replay` does.
+static int runConvert() {
+  auto [set, opts] = load();
+  profile::ReplayResult r = orDie(profile::buildReplay(set, opts));
+  if (std::error_code ec = sys::fs::create_directories(outDir))
+    die(fmt::format("{}: cannot create the folder: {}", std::string(outDir), ec.message()));
+  std::string prefix = outDir + "/trace";
+  for (size_t k = 0; k < r.workload.ranks.size(); ++k)
+    if (Error e = trace::writeRankGraph(fmt::format("{}.{}.et", prefix, k), r.workload.ranks[k]))
+      die(toString(std::move(e)));
+  writeText(outDir + "/network.json", net::writeNetworkJson(profile::replayNetwork(set, opts)));
+  std::string groups;
+  if (!r.groups.members.empty()) {
+    writeText(outDir + "/comm_group.json", coll::writeCommGroupsJson(r.groups));
+    groups = fmt::format(" --comm-group {}/comm_group.json", std::string(outDir));
+  }
+  engine::SimOptions so = profile::replaySimOptions(r, opts);
+  outs() << fmt::format("wrote {} ranks ({} nodes) to {}.<rank>.et\n", r.workload.ranks.size(),
+                        [&] { size_t n = 0; for (auto &g : r.workload.ranks) n += g.nodes.size(); return n; }(), prefix);
+  outs() << fmt::format("run: rapid-sim --workload {} --network {}/network.json{} --compute-streams {} "
+                        "--comm-streams {} --cpu-threads {}{}{}\n",
+                        prefix, std::string(outDir), groups, so.computeStreams, so.commStreams, so.cpuThreads,
+                        opts.network ? "" : " --mode analytical", system_.empty() ? "" : " --system " + system_);
+  return 0;
+}
+
+static int runReplay() {
+  if (outFormat != "text" && outFormat != "json") die("--format must be 'text' or 'json'");
+  auto [set, opts] = load();
   profile::ReplayResult r = orDie(profile::replay(set, opts));
   if (!timeline.empty())
     if (Error e = profile::writeReplayTimeline(timeline, set, r)) die(toString(std::move(e)));
@@ -69,6 +130,7 @@ static int runReplay() {
 int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "replay and convert profiles of real PyTorch runs\n");
   if (replayCmd) return runReplay();
-  errs() << "rapid-trace: error: name a command: replay (see --help)\n";
+  if (convertCmd) return runConvert();
+  errs() << "rapid-trace: error: name a command: replay or convert (see --help)\n";
   return 1;
 }

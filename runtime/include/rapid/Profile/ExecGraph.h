@@ -46,6 +46,7 @@ struct CollectiveUse {
   int64_t stream;   ///< NCCL gives each communicator its own stream
   uint32_t ordinal; ///< collectives before it on that stream
   int64_t measuredNs;
+  int64_t bytes; ///< from its nccl:* annotation; -1: unknown
 };
 
 struct ExecGraph {

@@ -35,6 +35,9 @@ struct Event {
   int64_t durNs = 0;
   int64_t lane = 0;         ///< host thread id, or device stream
   int64_t correlation = -1; ///< runtime calls and device work
+  /// "nccl:*" annotations: the bytes of the tensor(s) the collective moves,
+  /// from the op's first input ("Input Dims" x "Input type"); -1: unknown.
+  int64_t bytes = -1;
   uint32_t index = 0;       ///< position in traceEvents, for messages
 
   int64_t endNs() const { return startNs + durNs; }

@@ -9,8 +9,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <optional>
+
 #include "rapid/Collectives/CommGroups.h"
 #include "rapid/Engine/Simulator.h"
+#include "rapid/Network/Faults.h"
 #include "rapid/Profile/ExecGraph.h"
 
 namespace rapid::profile {
@@ -36,6 +39,13 @@ struct ReplayOptions {
   /// Scale every measured device kernel (not collectives) by this factor: a
   /// faster or slower GPU, to first order.
   double kernelScale = 1.0;
+  /// Collectives re-simulated on this network (as many ranks as the set)
+  /// from the sizes their nccl:* annotations record, with these faults
+  /// (read from faultsFile) and system settings; absent: measured times.
+  std::optional<net::NetworkSpec> network;
+  std::vector<net::Fault> faults;
+  std::string faultsFile;
+  engine::SystemConfig system;
 };
 
 /// Within a rank's step: device time computing (kernels, copies, memsets),
@@ -59,10 +69,25 @@ struct ReplayResult {
   std::vector<ExecGraph> graphs;
   engine::SimResult sim;
   uint64_t collectives = 0, peerToPeer = 0; ///< NCCL instances matched; p2p kernels replayed as measured
+  bool simulatedCollectives = false;        ///< on ReplayOptions::network
+  /// Summed over collective instances: the profiled time (the last member
+  /// to arrive) and the replayed one (from meeting to the end).
+  int64_t collectiveProfiledNs = 0, collectiveReplayedNs = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> instanceHeads; ///< (rank, node) of each instance's first member
+  int streams = 1, threads = 1; ///< the most device streams and host threads of a rank
 };
 
 /// Builds the graphs, matches the collectives and runs the set.
 llvm::Expected<ReplayResult> replay(const TraceSet &set, const ReplayOptions &opts);
+/// The first half of replay(): graphs, matched collectives and the workload
+/// (what `rapid-trace convert` writes), not run.
+llvm::Expected<ReplayResult> buildReplay(const TraceSet &set, const ReplayOptions &opts);
+/// The network the replay runs on: ReplayOptions::network, or (collectives
+/// measured) a fully connected one of the set's ranks that carries nothing.
+net::NetworkSpec replayNetwork(const TraceSet &set, const ReplayOptions &opts);
+/// How the simulator must run a replayed workload: a compute slot per stream
+/// and a CPU slot per host thread (each keeps its order by dependencies).
+engine::SimOptions replaySimOptions(const ReplayResult &r, const ReplayOptions &opts);
 
 /// The replay as a table (or one JSON object) with the profiled figures
 /// beside the replayed ones and the events that were not used.
