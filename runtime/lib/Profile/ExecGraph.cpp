@@ -150,6 +150,7 @@ private:
     }
     deviceNode[di] = n;
     deviceOfNode[n] = di;
+    g.nodes[n].device = int32_t(di);
     lastOnStream[d.lane] = n;
     th.lastStream = d.lane;
     return n;

@@ -133,6 +133,39 @@ int64_t elements(const Value &dims) {
   return total;
 }
 
+/// The dims of input `i` when it is a plain tensor ([4, 2048]).
+std::optional<std::vector<int64_t>> tensorDims(const llvm::json::Array &dims, size_t i) {
+  if (i >= dims.size()) return std::nullopt;
+  const llvm::json::Array *a = dims[i].getAsArray();
+  if (!a) return std::nullopt;
+  std::vector<int64_t> out;
+  for (const Value &v : *a) {
+    auto n = v.getAsInteger();
+    if (!n || *n <= 0 || *n > (int64_t(1) << 31)) return std::nullopt;
+    out.push_back(*n);
+  }
+  return out;
+}
+
+/// aten::mm [[M,K],[K,N]], addmm [bias, [M,K], [K,N]], bmm [[B,M,K],[B,K,N]],
+/// baddbmm [bias, [B,M,K], [B,K,N]]: the shapes the cost model needs.
+std::optional<MatmulOp> matmul(llvm::StringRef name, const Object *args) {
+  bool batched = name == "aten::bmm" || name == "aten::baddbmm";
+  size_t first = name == "aten::addmm" || name == "aten::baddbmm" ? 1 : 0;
+  if (!batched && name != "aten::mm" && name != "aten::addmm") return std::nullopt;
+  const llvm::json::Array *dims = args ? args->getArray("Input Dims") : nullptr;
+  const llvm::json::Array *types = args ? args->getArray("Input type") : nullptr;
+  if (!dims || !types || types->size() <= first) return std::nullopt;
+  auto a = tensorDims(*dims, first), b = tensorDims(*dims, first + 1);
+  size_t rank = batched ? 3 : 2;
+  if (!a || !b || a->size() != rank || b->size() != rank || (*a)[rank - 1] != (*b)[rank - 2]) return std::nullopt;
+  MatmulOp op;
+  if (batched) op.batch = (*a)[0];
+  op.m = (*a)[rank - 2], op.k = (*a)[rank - 1], op.n = (*b)[rank - 1];
+  op.type = (*types)[first].getAsString().value_or("").str();
+  return op;
+}
+
 /// What a collective annotation says it moves: its first input.
 int64_t collectiveBytes(const Object *args) {
   const llvm::json::Array *dims = args ? args->getArray("Input Dims") : nullptr;
@@ -250,6 +283,12 @@ private:
     bool inStep = idText(*o, "pid") == stepPid && e.startNs >= 0 && e.startNs <= t.stepNs;
     bool runtime = cat == "cuda_runtime" || cat == "cuda_driver";
     bool annotation = (cat == "user_annotation" || cat == "cpu_op") && name.starts_with("nccl:");
+    if (inStep && cat == "cpu_op")
+      if (auto op = matmul(name, args)) {
+        op->lane = intOr(o, "tid", 0), op->startNs = e.startNs, op->endNs = e.endNs();
+        t.ops.push_back(std::move(*op));
+        return llvm::Error::success();
+      }
     if (!inStep || !(runtime || annotation)) {
       skip(inStep || isStep(name) ? cat : "host event outside the step");
       return llvm::Error::success();
@@ -263,13 +302,35 @@ private:
     return llvm::Error::success();
   }
 
-  /// Device work belongs to the step when a call inside it launched it.
+  /// Device work belongs to the step when a call inside it launched it; it
+  /// was a matrix multiply's when that op's span holds the call.
   void keepLaunched() {
-    for (const Event &e : pendingDevice) {
-      if (launched.count(e.correlation))
-        t.device.push_back(e);
-      else
+    std::sort(t.ops.begin(), t.ops.end(),
+              [](const MatmulOp &a, const MatmulOp &b) { return std::tie(a.lane, a.startNs) < std::tie(b.lane, b.startNs); });
+    std::unordered_map<int64_t, int32_t> opOfCall;
+    for (const Event &c : t.host) {
+      if (c.kind != EventKind::Runtime) continue;
+      // The innermost op holding the call starts last among those that do.
+      auto it = std::upper_bound(t.ops.begin(), t.ops.end(), std::pair{c.lane, c.startNs},
+                                 [](const std::pair<int64_t, int64_t> &k, const MatmulOp &o) {
+                                   return k < std::pair{o.lane, o.startNs};
+                                 });
+      while (it != t.ops.begin()) {
+        --it;
+        if (it->lane != c.lane) break;
+        if (it->endNs >= c.startNs) {
+          opOfCall[c.correlation] = int32_t(it - t.ops.begin());
+          break;
+        }
+      }
+    }
+    for (Event e : pendingDevice) {
+      if (!launched.count(e.correlation)) {
         skip("device work launched outside the step");
+        continue;
+      }
+      if (auto op = opOfCall.find(e.correlation); op != opOfCall.end()) e.op = op->second;
+      t.device.push_back(e);
     }
   }
 

@@ -260,8 +260,10 @@ llvm::Expected<ReplayResult> buildReplay(const TraceSet &set, const ReplayOption
     r.graphs.push_back(buildExecGraph(t, rr.startNs));
     ExecGraph &g = r.graphs.back();
     for (GraphNode &n : g.nodes) {
-      if (n.role == Role::Kernel || n.role == Role::Copy || n.role == Role::Set)
-        n.node.rapidTimeNs = std::llround(double(n.node.rapidTimeNs) * opts.kernelScale);
+      if (n.role == Role::Kernel || n.role == Role::Copy || n.role == Role::Set) {
+        double f = opts.kernelScale * (opts.deviceScale ? opts.deviceScale(t, t.device[n.device]) : 1.0);
+        n.node.rapidTimeNs = std::llround(double(n.node.rapidTimeNs) * f);
+      }
       if (n.node.rapidTimeNs != trace::kAbsent) // the standard field, for other tools
         n.node.durationMicros = uint64_t((n.node.rapidTimeNs + 500) / 1000);
       r.peerToPeer += n.role == Role::PeerToPeer;

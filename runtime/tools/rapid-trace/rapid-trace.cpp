@@ -1,7 +1,8 @@
 //===- rapid-trace.cpp - Work with profiles of real PyTorch runs ----------===//
 //
 // rapid-trace replay DIR|FILE [--step N] [--start profiled|together]
-//                             [--kernel-scale F] [--network net.json [--faults f.json] [--system s.json]]
+//                             [--kernel-scale F] [--gpu TO --profiled-gpu FROM [--import f.rapid]]
+//                             [--network net.json [--faults f.json] [--system s.json]]
 //                             [--format text|json] [--timeline out.json]
 //
 // rapid-trace convert DIR|FILE -o OUT [the same options but --format/--timeline]
@@ -9,6 +10,7 @@
 // See docs/trace-replay.md.
 //===----------------------------------------------------------------------===//
 
+#include "GpuScale.h"
 #include "rapid/Network/NetworkConfig.h"
 #include "rapid/Profile/Replay.h"
 #include "rapid/Trace/NodeWriter.h"
@@ -35,6 +37,14 @@ static cl::opt<std::string> start("start",
                                   cl::init("profiled"), cl::sub(replayCmd), cl::sub(convertCmd));
 static cl::opt<double> kernelScale("kernel-scale", cl::desc("scale measured kernel times (what-if)"),
                                    cl::init(1.0), cl::sub(replayCmd), cl::sub(convertCmd));
+static cl::opt<std::string> gpu("gpu", cl::desc("move device work to this gpu declaration (needs --profiled-gpu)"),
+                                cl::value_desc("name"), cl::sub(replayCmd), cl::sub(convertCmd));
+static cl::opt<std::string> profiledGpu("profiled-gpu", cl::desc("the gpu declaration the profile ran on"),
+                                        cl::value_desc("name"), cl::sub(replayCmd), cl::sub(convertCmd));
+static cl::list<std::string> imports("import", cl::desc("a .rapid file with gpu declarations (std.gpus is read anyway)"),
+                                     cl::value_desc("file"), cl::sub(replayCmd), cl::sub(convertCmd));
+static cl::opt<std::string> stdlibDir("stdlib", cl::desc("where std.gpus is"), cl::init(RAPID_STDLIB_DIR),
+                                      cl::sub(replayCmd), cl::sub(convertCmd));
 static cl::opt<std::string> network("network",
                                     cl::desc("re-simulate collectives on this network (.json or Astra-Sim .yml)"),
                                     cl::value_desc("file"), cl::sub(replayCmd), cl::sub(convertCmd));
@@ -68,12 +78,15 @@ static std::pair<profile::TraceSet, profile::ReplayOptions> load() {
   ro.step = step;
   profile::TraceSet set = orDie(profile::loadTraceSet(input, ro));
   if (network.empty() && (!faults.empty() || !system_.empty())) die("--faults and --system need --network");
+  if (gpu.empty() != profiledGpu.empty()) die("--gpu and --profiled-gpu go together");
   profile::ReplayOptions opts;
   opts.profiledStarts = start == "profiled";
   opts.kernelScale = kernelScale;
   if (!network.empty()) opts.network = orDie(net::loadNetworkSpec(network));
   if (!faults.empty()) opts.faults = orDie(net::loadFaults(faults)), opts.faultsFile = faults;
   if (!system_.empty()) opts.system = orDie(engine::loadSystemConfig(system_));
+  if (!gpu.empty())
+    opts.deviceScale = orDie(profile::gpuScale(profiledGpu, gpu, {imports.begin(), imports.end()}, stdlibDir));
   return {std::move(set), std::move(opts)};
 }
 

@@ -37,6 +37,7 @@ struct GraphNode {
   Role role = Role::Gap;
   int64_t lane = 0;      ///< host thread, or device stream
   uint32_t name = 0;     ///< into the trace's names
+  int32_t device = -1;   ///< device work: its event in the trace's `device`
   std::vector<uint32_t> deps;
 };
 

@@ -38,9 +38,20 @@ struct Event {
   /// "nccl:*" annotations: the bytes of the tensor(s) the collective moves,
   /// from the op's first input ("Input Dims" x "Input type"); -1: unknown.
   int64_t bytes = -1;
+  /// Device work: the matrix multiply (KinetoTrace::ops) whose call launched
+  /// it, the innermost aten::mm / addmm / bmm / baddbmm around the launch; -1: none.
+  int32_t op = -1;
   uint32_t index = 0;       ///< position in traceEvents, for messages
 
   int64_t endNs() const { return startNs + durNs; }
+};
+
+/// A matrix multiply the host recorded with its shapes: C[batch, m, n] =
+/// A[batch, m, k] x B[batch, k, n] of `type` ("c10::BFloat16", "float" ...).
+struct MatmulOp {
+  int64_t batch = 1, m = 0, k = 0, n = 0;
+  std::string type;
+  int64_t lane = 0, startNs = 0, endNs = 0; ///< its host thread and span
 };
 
 struct KinetoTrace {
@@ -54,6 +65,7 @@ struct KinetoTrace {
   std::vector<Event> host;      ///< runtime calls and annotations in the step, by (lane, start)
   std::vector<Event> device;    ///< work launched by those calls, by (lane, start)
   std::vector<std::string> names;
+  std::vector<MatmulOp> ops;    ///< matrix multiplies in the step with their shapes
   /// Events not used, by category ("ac2g", "cpu_op", "python_function",
   /// "device work launched outside the step" ...).
   std::map<std::string, uint64_t> skipped;

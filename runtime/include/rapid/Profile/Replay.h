@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <functional>
 #include <optional>
 
 #include "rapid/Collectives/CommGroups.h"
@@ -39,6 +40,9 @@ struct ReplayOptions {
   /// Scale every measured device kernel (not collectives) by this factor: a
   /// faster or slower GPU, to first order.
   double kernelScale = 1.0;
+  /// Another GPU, to first order: the factor each kernel, copy or memset's
+  /// measured time is multiplied by (after kernelScale); empty: 1.
+  std::function<double(const KinetoTrace &, const Event &)> deviceScale;
   /// Collectives re-simulated on this network (as many ranks as the set)
   /// from the sizes their nccl:* annotations record, with these faults
   /// (read from faultsFile) and system settings; absent: measured times.

@@ -1,0 +1,72 @@
+//===- GpuScale.cpp - Per-kernel factors from rapid's compute model --------===//
+
+#include "GpuScale.h"
+
+#include "rapid/Cost/Gemm.h"
+#include "rapid/Sema/Sema.h"
+#include "rapid/Support/Diagnostics.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <fmt/format.h>
+
+namespace rapid::profile {
+
+namespace {
+
+DType dtypeOf(llvm::StringRef type) {
+  if (type == "c10::BFloat16") return DType::BF16;
+  if (type == "c10::Half") return DType::FP16;
+  if (type == "float") return DType::FP32;
+  if (type.starts_with("c10::Float8")) return DType::FP8;
+  return DType::BF16;
+}
+
+bool gemmLike(llvm::StringRef kernel) {
+  for (const char *k : {"gemm", "xmma", "cutlass", "s16816", "s1688", "cublas", "Gemm"})
+    if (kernel.contains(k)) return true;
+  return false;
+}
+
+double seconds(const GpuSpec &g, const cost::GemmShape &s) { return cost::gemmCost(g, s).time.value(); }
+
+} // namespace
+
+llvm::Expected<DeviceScale> gpuScale(const std::string &from, const std::string &to,
+                                     const std::vector<std::string> &imports, const std::string &stdlibDir) {
+  llvm::SourceMgr sm;
+  DiagnosticEngine diags(sm);
+  diags.setToolName("rapid-trace");
+  SemaOptions so;
+  so.stdlibDir = stdlibDir;
+  std::vector<std::string> all;
+  if (llvm::sys::fs::exists(stdlibDir + "/gpus.rapid")) all.push_back("std.gpus");
+  all.insert(all.end(), imports.begin(), imports.end());
+  std::optional<GpuSpec> f = resolveGpu(from, all, so, diags), t = resolveGpu(to, all, so, diags);
+  if (!f || !t || diags.hasErrors())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   fmt::format("cannot resolve gpu '{}' and '{}' (see above)", from, to));
+  cost::GemmShape typical{4096, 4096, 4096, 1, DType::BF16};
+  double gemmRatio = seconds(*t, typical) / seconds(*f, typical);
+  double hbm = cost::hbmRate(*f).value() / cost::hbmRate(*t).value();
+  double host = f->hostBandwidth.value() / t->hostBandwidth.value();
+  return DeviceScale([=, f = *f, t = *t](const KinetoTrace &trace, const Event &e) {
+    llvm::StringRef name = trace.name(e);
+    switch (e.kind) {
+    case EventKind::Memcpy: return name.contains("HtoD") || name.contains("DtoH") ? host : hbm;
+    case EventKind::Memset: return hbm;
+    case EventKind::Kernel: break;
+    default: return 1.0;
+    }
+    if (name.starts_with("nccl")) return 1.0;
+    if (e.op >= 0) {
+      const MatmulOp &op = trace.ops[e.op];
+      cost::GemmShape s{op.m, op.k, op.n, op.batch, dtypeOf(op.type)};
+      double a = seconds(f, s), b = seconds(t, s);
+      if (a > 0 && b > 0) return b / a;
+    }
+    return gemmLike(name) ? gemmRatio : hbm;
+  });
+}
+
+} // namespace rapid::profile
