@@ -72,6 +72,7 @@ const char *unitOf(Workload w) {
   case Workload::Training: return "seconds per step";
   case Workload::Inference: return "seconds per batch (TTFT and every decode step)";
   case Workload::Serving: return "mean seconds per request, end to end";
+  case Workload::Replay: return "seconds per step (replayed profile)";
   case Workload::None: break;
   }
   return "seconds";

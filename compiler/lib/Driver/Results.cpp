@@ -57,9 +57,11 @@ PointResult makeResult(const ExperimentPoint &p, const RunResult *run) {
   r.gpus = p.network.gpus;
   if (!run) return r;
   // Whole bytes, as printed: the table and the CSV show what the JSON holds.
-  const StageMemory &worst = run->memory.worst();
-  r.memory = PointResult::Memory{std::nearbyint(worst.peak), std::nearbyint(worst.capacity)};
-  if (run->simulated && r.workload == Workload::Training)
+  if (!run->memory.stages.empty()) { // a replay's memory is the profile's own, not modelled
+    const StageMemory &worst = run->memory.worst();
+    r.memory = PointResult::Memory{std::nearbyint(worst.peak), std::nearbyint(worst.capacity)};
+  }
+  if (run->simulated && (r.workload == Workload::Training || r.workload == Workload::Replay))
     r.training = PointResult::Training{run->stepTime,    run->mfu,         run->tokensPerSecond,
                                        run->computeTime, run->exposedComm, run->bubble,
                                        run->idle,        run->layerForward,  run->layerBackward,
@@ -128,8 +130,10 @@ std::string resultJson(const PointResult &r, llvm::StringRef fingerprint) {
       });
     if (const auto &t = r.training) {
       writeNumber(j, "step_time_s", t->stepTime);
-      writeNumber(j, "mfu", t->mfu);
-      writeNumber(j, "tokens_per_s", t->tokensPerSecond);
+      if (r.workload != Workload::Replay) { // a profile says no model FLOPs or tokens
+        writeNumber(j, "mfu", t->mfu);
+        writeNumber(j, "tokens_per_s", t->tokensPerSecond);
+      }
       j.attributeObject("breakdown", [&] {
         writeNumber(j, "compute_s", t->computeTime);
         writeNumber(j, "exposed_communication_s", t->exposedComm);
@@ -252,7 +256,8 @@ static bool readTraining(const llvm::json::Value &v, PointResult::Training &t, l
     return false;
   }
   llvm::json::ObjectMapper s(*simulation, p.field("simulation"));
-  return top.map("step_time_s", t.stepTime) && top.map("mfu", t.mfu) && top.map("tokens_per_s", t.tokensPerSecond) &&
+  return top.map("step_time_s", t.stepTime) && top.mapOptional("mfu", t.mfu) &&
+         top.mapOptional("tokens_per_s", t.tokensPerSecond) &&
          b && b.map("compute_s", t.computeTime) && b.map("exposed_communication_s", t.exposedComm) &&
          b.map("pipeline_bubble_s", t.bubble) && b.map("idle_s", t.idle) && b.map("layer_forward_s", t.layerForward) &&
          b.map("layer_backward_s", t.layerBackward) && b.map("exposed_by_group_s", t.exposedByGroup) && s &&
@@ -294,10 +299,10 @@ static bool fromJSON(const llvm::json::Value &v, PointResult &r, llvm::json::Pat
     r.search = true;
     r.pareto = pareto->getAsBoolean().value_or(false);
   }
-  for (Workload w : {Workload::None, Workload::Training, Workload::Inference, Workload::Serving})
+  for (Workload w : {Workload::None, Workload::Training, Workload::Inference, Workload::Serving, Workload::Replay})
     if (nameOf(w) == workload) r.workload = w;
   if (nameOf(r.workload) != workload) {
-    p.field("workload").report("expected training, inference or serving");
+    p.field("workload").report("expected training, inference, serving or replay");
     return false;
   }
   const llvm::json::Object &obj = *v.getAsObject();

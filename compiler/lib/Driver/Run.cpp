@@ -352,6 +352,11 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
                                      "(its requests are in --output PREFIX.requests.csv)");
     return run::runServing(point);
   }
+  if (point.replay) {
+    if (!opts.timeline.empty())
+      return llvm::createStringError("--timeline is rapid-trace's for a replay: rapid-trace replay DIR --timeline FILE");
+    return run::runReplay(point);
+  }
   bool training = point.isTraining();
   PipelineOptions po;
   po.layerBlocks = training && opts.mode != SimMode::Flattened; // whole again below if it runs flattened

@@ -37,8 +37,10 @@ void printResultRow(const PointResult &r, llvm::raw_ostream &os) {
   if (r.memory) memory = formatBytes(Bytes(r.memory->peak));
   if (const auto &t = r.training) {
     time = seconds(t->stepTime);
-    mfu = fmt::format("{:.1f}%", 100 * t->mfu);
-    tps = fmt::format("{:.0f}", t->tokensPerSecond);
+    if (r.workload != Workload::Replay) { // a profile says no model FLOPs or tokens
+      mfu = fmt::format("{:.1f}%", 100 * t->mfu);
+      tps = fmt::format("{:.0f}", t->tokensPerSecond);
+    }
   } else if (const auto &i = r.inference) {
     time = seconds(i->ttft) + " / " + seconds(i->itl);
     tps = fmt::format("{:.0f}", i->tokensPerSecond);
@@ -184,13 +186,14 @@ std::string csvRow(const PointResult &r) {
   const PointResult::Serving &s = serving ? *r.serving : none; // not a copy: it holds every request
   // The tokens/s column: output tokens for serving, as vLLM's benchmark reports.
   double tps = train ? t.tokensPerSecond : infer ? i.tokensPerSecond : s.outputTokensPerSecond;
+  bool rates = r.workload != Workload::Replay; // a profile says no model FLOPs or tokens
   return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                      text(r.experiment),
                      text(r.sweep),
                      text(r.label), text(std::string(nameOf(r.workload))), r.feasible && r.error.empty(),
                      text(r.error.empty() ? r.reason : "failed: " + r.error),
                      num(true, double(r.gpus)), num(mem, m.peak), num(mem, m.capacity), num(train, t.stepTime),
-                     num(train, t.mfu), num(train || infer || serving, tps),
+                     num(train && rates, t.mfu), num((train || infer || serving) && rates, tps),
                      num(train, t.computeTime), num(train, t.exposedComm), num(train, t.bubble), num(train, t.idle),
                      num(infer, i.ttft),
                      num(infer, i.itl), num(infer, i.total), num(serving, s.requestsPerSecond),

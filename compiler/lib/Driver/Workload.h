@@ -38,6 +38,9 @@ llvm::Expected<double> finishSeconds(const ir::Program &prog, const ExperimentPo
 /// pipeline and the network (Serving.cpp).
 llvm::Expected<RunResult> runServing(const ExperimentPoint &point);
 
+/// A replay point: a profiled job on the point's GPU and network (Replay.cpp).
+llvm::Expected<RunResult> runReplay(const ExperimentPoint &point);
+
 /// Applies the point's explicit link faults to its network.
 llvm::Error applyPointFaults(const ExperimentPoint &point, net::Topology &topo);
 

@@ -52,10 +52,12 @@ struct Checker {
   void run() {
     if (p.workload() == Workload::None) {
       problems.push_back(
-          {"an experiment needs exactly one of 'training { ... }', 'inference { ... }' or 'serving { ... }'",
+          {"an experiment needs exactly one of 'training { ... }', 'inference { ... }', 'serving { ... }' or "
+           "'replay { ... }'",
            exp.decl->name.range});
       return;
     }
+    if (p.replay) return replay(*p.replay);
     gpus();
     model();
     if (p.training) training(*p.training);
@@ -247,6 +249,16 @@ struct Checker {
                                       : p.training                 ? "training.flash_attention"
                                       : p.inference                ? "inference.flash_attention"
                                                                    : "stack")});
+  }
+
+  /// A replay's model, layout and memory are the profile's own: only what
+  /// it runs on is checked here (its ranks against the network's when the
+  /// traces are read).
+  void replay(const ReplaySpec &r) {
+    if (r.trace.empty()) fail("replay.trace", "a replay needs its trace folder: trace = \"DIR\" (per-rank Kineto traces)");
+    faults();
+    if (p.faults && !p.faults->random.empty())
+      fail("faults", "fault set '{}' draws random faults; a replay runs its explicit link faults only", p.faults->name);
   }
 
   void faults() {

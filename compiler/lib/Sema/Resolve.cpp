@@ -192,6 +192,28 @@ ExperimentPoint Sema::resolvePoint(const Record &exp, const FieldValues &overrid
       }
     }
   }
+  if (exp.sections.count("replay")) {
+    p.replay = typedSpec<ReplaySpec>(fields);
+    // The trace folder is named relative to the file that names it.
+    if (auto it = fields.find("replay.trace"); it != fields.end() && !p.replay->trace.empty() &&
+                                               llvm::sys::path::is_relative(p.replay->trace)) {
+      llvm::SourceMgr &sm = diags.sourceMgr();
+      if (unsigned buf = sm.FindBufferContainingLoc(it->second.range.Start)) {
+        llvm::SmallString<256> path(llvm::sys::path::parent_path(sm.getMemoryBuffer(buf)->getBufferIdentifier()));
+        llvm::sys::path::append(path, p.replay->trace);
+        p.replay->trace = std::string(path);
+      }
+    }
+    Value named = fields["replay.profiled_gpu"];
+    named.kind = Value::Kind::Symbol; // a gpu declaration, written as a string
+    if (!p.replay->profiledGpu.empty())
+      if (const Record *g = resolveRef(named, "gpu")) {
+        p.profiledGpu = typedSpec<GpuSpec>(resolveFields(*g, nullptr));
+        p.profiledGpu->name = g->name();
+      }
+  }
+  // A replay's trace is its workload: it names no model.
+  if (!(p.replay && !fields.count("model")))
   if (const Record *m = resolveRef(fields["model"], "model")) {
     p.model = typedSpec<ModelSpec>(resolveFields(*m, &sub["model"]));
     p.model.name = m->name();

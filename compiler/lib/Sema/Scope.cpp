@@ -70,7 +70,8 @@ Value RecordScope::get(const FieldSpec &spec) {
     v = checkField(spec, evalFor(spec, ev, *bound->second.expr), bound->second.expr, ownerRange, sema.diags);
   } else if (!spec.deflt.empty()) {
     v = checkField(spec, evalFor(spec, ev, *sema.defaultExpr(spec)), nullptr, ownerRange, sema.diags);
-  } else if (!spec.optional) {
+  } else if (!spec.optional && !(path == "model" && sections && sections->count("replay"))) {
+    // (A replayed profile is its own workload: it names no model.)
     sema.diags.report(DiagID::MissingField, ownerRange, owner, path);
   }
   inProgress.erase(path);
@@ -84,8 +85,9 @@ bool RecordScope::isSet(const FieldSpec &spec) const {
 
 FieldValues RecordScope::all() {
   FieldValues out;
+  bool replay = sections && sections->count("replay");
   for (const FieldSpec &f : schema.fields)
-    if (active(f) && (isSet(f) || !f.optional))
+    if (active(f) && (isSet(f) || (!f.optional && !(replay && f.path == "model"))))
       out.emplace(std::string(f.path), get(f));
   return out;
 }

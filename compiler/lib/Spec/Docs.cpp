@@ -94,7 +94,7 @@ std::string fieldTablesMarkdown() {
          table("random fault", SpecFields<RandomFaultSpec>::rows()) +
          table("experiment", SpecFields<ExperimentRefs>::rows()) +
          table("training", SpecFields<TrainingSpec>::rows()) + table("inference", SpecFields<InferenceSpec>::rows()) +
-         table("serving", SpecFields<ServingSpec>::rows()) +
+         table("serving", SpecFields<ServingSpec>::rows()) + table("replay", SpecFields<ReplaySpec>::rows()) +
          table("parallel", SpecFields<ParallelSpec>::rows());
 }
 

@@ -51,6 +51,12 @@ constexpr FieldSpec kServing[] = {
 #include "rapid/Spec/ServingFields.def"
 };
 
+constexpr FieldSpec kReplay[] = {
+#define RAPID_FIELD(member, path, type, deflt, bound, doc)                                                        \
+  fieldRow<type>(path, deflt, FieldBound::bound, doc, "replay", false),
+#include "rapid/Spec/ReplayFields.def"
+};
+
 constexpr FieldSpec kParallel[] = {
 #define RAPID_FIELD(member, path, type, deflt, bound, doc) fieldRow<type>(path, deflt, FieldBound::bound, doc, {}, false),
 #include "rapid/Spec/ParallelFields.def"
@@ -80,7 +86,7 @@ template <size_t... N> constexpr auto concat(const FieldSpec (&...parts)[N]) {
   ((std::copy(parts, parts + N, out.begin() + at), at += N), ...);
   return out;
 }
-constexpr auto kExperiment = concat(kRefs, kTraining, kInference, kServing, kParallel);
+constexpr auto kExperiment = concat(kRefs, kTraining, kInference, kServing, kReplay, kParallel);
 
 template <size_t N> constexpr size_t size(const FieldSpec (&)[N]) { return N; }
 std::span<const FieldSpec> slice(size_t from, size_t count) { return std::span(kExperiment).subspan(from, count); }
@@ -113,8 +119,11 @@ std::span<const FieldSpec> SpecFields<InferenceSpec>::rows() {
 std::span<const FieldSpec> SpecFields<ServingSpec>::rows() {
   return slice(size(kRefs) + size(kTraining) + size(kInference), size(kServing));
 }
+std::span<const FieldSpec> SpecFields<ReplaySpec>::rows() {
+  return slice(size(kRefs) + size(kTraining) + size(kInference) + size(kServing), size(kReplay));
+}
 std::span<const FieldSpec> SpecFields<ParallelSpec>::rows() {
-  return slice(size(kRefs) + size(kTraining) + size(kInference) + size(kServing), size(kParallel));
+  return slice(size(kRefs) + size(kTraining) + size(kInference) + size(kServing) + size(kReplay), size(kParallel));
 }
 std::span<const FieldSpec> SpecFields<DimensionSpec>::rows() { return kDim; }
 std::span<const FieldSpec> SpecFields<LinkFaultSpec>::rows() { return kLinkFault; }
@@ -174,6 +183,7 @@ std::string_view nameOf(Workload w) {
   case Workload::Training: return "training";
   case Workload::Inference: return "inference";
   case Workload::Serving: return "serving";
+  case Workload::Replay: return "replay";
   case Workload::None: break;
   }
   return "";

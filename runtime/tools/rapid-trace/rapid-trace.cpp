@@ -10,7 +10,7 @@
 // See docs/trace-replay.md.
 //===----------------------------------------------------------------------===//
 
-#include "GpuScale.h"
+#include "rapid/Driver/GpuScale.h"
 #include "rapid/Network/NetworkConfig.h"
 #include "rapid/Profile/Replay.h"
 #include "rapid/Trace/NodeWriter.h"

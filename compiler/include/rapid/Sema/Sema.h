@@ -43,6 +43,8 @@ struct ExperimentPoint {
   std::optional<TrainingSpec> training;   ///< `training { ... }` was written
   std::optional<InferenceSpec> inference; ///< `inference { ... }` was written
   std::optional<ServingSpec> serving;     ///< `serving { ... }` was written
+  std::optional<ReplaySpec> replay;       ///< `replay { ... }` was written
+  std::optional<GpuSpec> profiledGpu;     ///< replay.profiled_gpu, resolved
   ParallelSpec parallel;
   std::vector<DegreeMapping> mapping;
   ModelSpec model;
@@ -55,8 +57,9 @@ struct ExperimentPoint {
   /// sections is written (Sema reports that, so a point that reaches
   /// lowering has one).
   Workload workload() const {
-    if (int(training.has_value()) + int(inference.has_value()) + int(serving.has_value()) != 1) return Workload::None;
-    return training ? Workload::Training : inference ? Workload::Inference : Workload::Serving;
+    if (int(training.has_value()) + int(inference.has_value()) + int(serving.has_value()) + int(replay.has_value()) != 1)
+      return Workload::None;
+    return training ? Workload::Training : inference ? Workload::Inference : serving ? Workload::Serving : Workload::Replay;
   }
   bool isTraining() const { return workload() == Workload::Training; }
   /// The math precision of the workload.

@@ -40,6 +40,11 @@ enum class AttentionKernel : uint8_t { Flash2, Flash3 };
 enum class CudaGraphs : uint8_t { None, Decode, All };
 /// How a serving engine batches requests (docs/serving.md).
 enum class ServeScheduler : uint8_t { Static, Continuous, Chunked };
+/// When a replayed profile's ranks enter the step (docs/trace-replay.md).
+enum class ReplayStart : uint8_t { Profiled, Together };
+/// A replayed profile's collectives: their profiled times, or simulated on
+/// the experiment's network.
+enum class ReplayCollectives : uint8_t { Measured, Network };
 /// Where a serving engine's front end (HTTP, tokenization) runs: in a
 /// process of its own, or sharing the engine's (vLLM before 0.6).
 enum class Frontend : uint8_t { Separate, Shared };
@@ -98,6 +103,12 @@ template <> struct EnumInfo<ServePreemption> {
 };
 template <> struct EnumInfo<ServeRouter> {
   static constexpr std::string_view names[] = {"round_robin", "least_loaded"};
+};
+template <> struct EnumInfo<ReplayStart> {
+  static constexpr std::string_view names[] = {"profiled", "together"};
+};
+template <> struct EnumInfo<ReplayCollectives> {
+  static constexpr std::string_view names[] = {"measured", "network"};
 };
 template <> struct EnumInfo<FaultMode> {
   static constexpr std::string_view names[] = {"derate", "remove"};

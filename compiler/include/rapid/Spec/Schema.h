@@ -73,6 +73,13 @@ template <> struct SpecFields<ServingSpec> {
 #include "rapid/Spec/ServingFields.def"
   };
 };
+template <> struct SpecFields<ReplaySpec> {
+  static std::span<const FieldSpec> rows();
+  static constexpr auto members = std::tuple{
+#define RAPID_FIELD(member, path, type, deflt, bound, doc) &ReplaySpec::member,
+#include "rapid/Spec/ReplayFields.def"
+  };
+};
 template <> struct SpecFields<ParallelSpec> {
   static std::span<const FieldSpec> rows();
   static constexpr auto members = std::tuple{

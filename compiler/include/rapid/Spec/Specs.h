@@ -57,6 +57,11 @@ struct ServingSpec {
 #include "rapid/Spec/ServingFields.def"
 };
 
+struct ReplaySpec {
+#define RAPID_FIELD(member, path, type, deflt, bound, doc) type member{};
+#include "rapid/Spec/ReplayFields.def"
+};
+
 struct ParallelSpec {
 #define RAPID_FIELD(member, path, type, deflt, bound, doc) type member{};
 #include "rapid/Spec/ParallelFields.def"
@@ -106,7 +111,7 @@ struct FaultsSpec {
   std::vector<RandomFaultSpec> random;
 };
 
-enum class Workload : uint8_t { None, Training, Inference, Serving };
-std::string_view nameOf(Workload w); ///< "", "training", "inference", "serving"
+enum class Workload : uint8_t { None, Training, Inference, Serving, Replay };
+std::string_view nameOf(Workload w); ///< "", "training", "inference", "serving", "replay"
 
 } // namespace rapid

@@ -1,7 +1,7 @@
 //===- GpuScale.h - A profile's device work moved to another GPU -*- C++ -*-===//
 //
-// `--gpu TO --profiled-gpu FROM` (gpu declarations from std.gpus or
-// --import files): each measured kernel, copy and memset is multiplied by
+// `rapid-trace --gpu TO --profiled-gpu FROM`, or an experiment's `gpu` with
+// `replay.profiled_gpu`: each measured kernel, copy and memset is multiplied by
 // what rapid's compute model says the change of GPU does to work of its
 // kind (docs/trace-replay.md, "Another GPU"):
 //  * a matrix multiply whose host op recorded its shapes (aten::mm, addmm,
@@ -17,6 +17,7 @@
 #pragma once
 
 #include "rapid/Profile/Kineto.h"
+#include "rapid/Spec/Specs.h"
 
 #include <functional>
 #include <string>
@@ -26,8 +27,11 @@ namespace rapid::profile {
 
 using DeviceScale = std::function<double(const KinetoTrace &, const Event &)>;
 
-/// The scale from `from` to `to`, or an error naming the GPU not found
-/// (diagnostics go to stderr as rapidc prints them).
+/// The factors from `from` to `to`.
+DeviceScale gpuScale(const GpuSpec &from, const GpuSpec &to);
+
+/// The same for gpu declarations by name (std.gpus and `imports`), or an
+/// error after the front end's diagnostics on stderr.
 llvm::Expected<DeviceScale> gpuScale(const std::string &from, const std::string &to,
                                      const std::vector<std::string> &imports, const std::string &stdlibDir);
 

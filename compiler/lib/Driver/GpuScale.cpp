@@ -1,6 +1,6 @@
 //===- GpuScale.cpp - Per-kernel factors from rapid's compute model --------===//
 
-#include "GpuScale.h"
+#include "rapid/Driver/GpuScale.h"
 
 #include "rapid/Cost/Gemm.h"
 #include "rapid/Sema/Sema.h"
@@ -32,25 +32,12 @@ double seconds(const GpuSpec &g, const cost::GemmShape &s) { return cost::gemmCo
 
 } // namespace
 
-llvm::Expected<DeviceScale> gpuScale(const std::string &from, const std::string &to,
-                                     const std::vector<std::string> &imports, const std::string &stdlibDir) {
-  llvm::SourceMgr sm;
-  DiagnosticEngine diags(sm);
-  diags.setToolName("rapid-trace");
-  SemaOptions so;
-  so.stdlibDir = stdlibDir;
-  std::vector<std::string> all;
-  if (llvm::sys::fs::exists(stdlibDir + "/gpus.rapid")) all.push_back("std.gpus");
-  all.insert(all.end(), imports.begin(), imports.end());
-  std::optional<GpuSpec> f = resolveGpu(from, all, so, diags), t = resolveGpu(to, all, so, diags);
-  if (!f || !t || diags.hasErrors())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   fmt::format("cannot resolve gpu '{}' and '{}' (see above)", from, to));
+DeviceScale gpuScale(const GpuSpec &f, const GpuSpec &t) {
   cost::GemmShape typical{4096, 4096, 4096, 1, DType::BF16};
-  double gemmRatio = seconds(*t, typical) / seconds(*f, typical);
-  double hbm = cost::hbmRate(*f).value() / cost::hbmRate(*t).value();
-  double host = f->hostBandwidth.value() / t->hostBandwidth.value();
-  return DeviceScale([=, f = *f, t = *t](const KinetoTrace &trace, const Event &e) {
+  double gemmRatio = seconds(t, typical) / seconds(f, typical);
+  double hbm = cost::hbmRate(f).value() / cost::hbmRate(t).value();
+  double host = f.hostBandwidth.value() / t.hostBandwidth.value();
+  return [=](const KinetoTrace &trace, const Event &e) {
     llvm::StringRef name = trace.name(e);
     switch (e.kind) {
     case EventKind::Memcpy: return name.contains("HtoD") || name.contains("DtoH") ? host : hbm;
@@ -66,7 +53,24 @@ llvm::Expected<DeviceScale> gpuScale(const std::string &from, const std::string 
       if (a > 0 && b > 0) return b / a;
     }
     return gemmLike(name) ? gemmRatio : hbm;
-  });
+  };
+}
+
+llvm::Expected<DeviceScale> gpuScale(const std::string &from, const std::string &to,
+                                     const std::vector<std::string> &imports, const std::string &stdlibDir) {
+  llvm::SourceMgr sm;
+  DiagnosticEngine diags(sm);
+  diags.setToolName("rapid-trace");
+  SemaOptions so;
+  so.stdlibDir = stdlibDir;
+  std::vector<std::string> all;
+  if (llvm::sys::fs::exists(stdlibDir + "/gpus.rapid")) all.push_back("std.gpus");
+  all.insert(all.end(), imports.begin(), imports.end());
+  std::optional<GpuSpec> f = resolveGpu(from, all, so, diags), t = resolveGpu(to, all, so, diags);
+  if (!f || !t || diags.hasErrors())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   fmt::format("cannot resolve gpu '{}' and '{}' (see above)", from, to));
+  return gpuScale(*f, *t);
 }
 
 } // namespace rapid::profile

@@ -1,0 +1,54 @@
+//===- Replay.cpp - A profiled job on the experiment's GPU and network -----===//
+//
+// `replay { trace = "dir"; }`: the per-rank Kineto traces replayed as
+// `rapid-trace replay` does (docs/trace-replay.md), with what the experiment
+// changes: its gpu (device work moved by the compute model when the profile
+// names the gpu it ran on), its network and explicit link faults (with
+// `collectives = network`). The step is the slowest rank's; the breakdown is
+// rank 0's.
+//===----------------------------------------------------------------------===//
+
+#include "Workload.h"
+
+#include "rapid/Driver/GpuScale.h"
+#include "rapid/Emit/RuntimeInputs.h"
+#include "rapid/Profile/Replay.h"
+
+#include <fmt/format.h>
+
+namespace rapid::run {
+
+llvm::Expected<RunResult> runReplay(const ExperimentPoint &point) {
+  const ReplaySpec &spec = *point.replay;
+  profile::ReadOptions ro;
+  ro.step = spec.step;
+  llvm::Expected<profile::TraceSet> set = profile::loadTraceSet(spec.trace, ro);
+  if (!set) return set.takeError();
+  profile::ReplayOptions opts;
+  opts.profiledStarts = spec.start == ReplayStart::Profiled;
+  if (point.profiledGpu && point.profiledGpu->name != point.gpu.name)
+    opts.deviceScale = profile::gpuScale(*point.profiledGpu, point.gpu);
+  if (int64_t(set->ranks.size()) != point.network.gpus)
+    return llvm::createStringError(fmt::format("the trace has {} ranks but network '{}' has {} GPUs",
+                                               set->ranks.size(), point.network.name, point.network.gpus));
+  if (spec.collectives == ReplayCollectives::Network) {
+    opts.network = networkSpec(point);
+    opts.system = systemConfig(point);
+    net::Topology topo(*opts.network);
+    opts.faults = pointFaults(point, topo);
+  }
+  llvm::Expected<profile::ReplayResult> r = profile::replay(*set, opts);
+  if (!r) return r.takeError();
+  RunResult out;
+  out.simulated = true;
+  for (const profile::RankReplay &k : r->ranks) out.stepTime = std::max(out.stepTime, double(k.replayedNs) / 1e9);
+  const profile::Breakdown &b = r->ranks.front().replayed;
+  out.computeTime = double(b.computeNs) / 1e9;
+  out.exposedComm = double(b.exposedCommNs) / 1e9;
+  out.idle = double(b.idleNs) / 1e9;
+  out.events = r->sim.events;
+  out.simulatedRanks = int64_t(r->ranks.size());
+  return out;
+}
+
+} // namespace rapid::run
