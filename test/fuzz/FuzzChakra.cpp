@@ -1,7 +1,7 @@
 //===- FuzzChakra.cpp - libFuzzer target: Chakra reader + simulator -------===//
 //
 // The input is a trace set: an options byte, then the ranks' .et files
-// separated by kRankSeparator (1 to 8 ranks; test/fuzz/seeds.py packs real
+// separated by "\n--RANK--\n" (1 to 8 ranks; test/fuzz/seeds.py packs real
 // trace sets this way). It goes through what `rapid-sim` runs: the files are
 // read and checked (loadWorkload, checkWorkload) and, if they pass, simulated
 // on a small network of as many ranks, then reported (text, JSON, critical
@@ -25,8 +25,6 @@
 using namespace rapid;
 
 namespace {
-
-constexpr llvm::StringLiteral kRankSeparator = "\n--RANK--\n";
 
 std::string networkJson(unsigned kind, size_t ranks) {
   auto dim = [](const char *k, size_t n, const char *bw) {
@@ -75,14 +73,10 @@ void simulate(uint8_t flags, const trace::Workload &w, net::Topology &topo) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (size == 0)
-    return -1;
-  uint8_t flags = data[0];
-  llvm::StringRef rest(reinterpret_cast<const char *>(data + 1), size - 1);
+  uint8_t flags = 0;
   llvm::SmallVector<llvm::StringRef, 8> parts;
-  rest.split(parts, kRankSeparator);
-  if (parts.size() > 8)
-    return -1; // not a shape this target explores
+  if (!fuzz::splitRanks(data, size, 8, flags, parts))
+    return -1;
   static const std::string prefix = fuzz::workDir() + "/trace";
   for (size_t r = 0; r < parts.size(); ++r)
     fuzz::writeFile(prefix + "." + std::to_string(r) + ".et", parts[r]);

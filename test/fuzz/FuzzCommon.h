@@ -7,6 +7,7 @@
 #pragma once
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -49,6 +50,17 @@ inline void writeFile(const std::string &path, llvm::StringRef data) {
   std::fwrite(detail.data(), 1, detail.size(), stderr); // may hold NUL bytes
   std::fputc('\n', stderr);
   std::abort();
+}
+
+/// A trace-set input: an options byte, then the ranks' files joined by
+/// "\n--RANK--\n" (test/fuzz/seeds.py packs them so). False for an empty
+/// input or more than `most` ranks: not a shape the target explores.
+inline bool splitRanks(const uint8_t *data, size_t size, size_t most, uint8_t &flags,
+                       llvm::SmallVectorImpl<llvm::StringRef> &parts) {
+  if (size == 0) return false;
+  flags = data[0];
+  llvm::StringRef(reinterpret_cast<const char *>(data + 1), size - 1).split(parts, "\n--RANK--\n");
+  return parts.size() <= most;
 }
 
 } // namespace rapid::fuzz

@@ -1,7 +1,7 @@
 //===- FuzzKineto.cpp - libFuzzer target: Kineto reader + replay ----------===//
 //
 // The input is a trace set: an options byte, then the ranks' Kineto JSON
-// texts separated by kRankSeparator (1 to 4 ranks; test/fuzz/seeds.py packs
+// texts separated by "\n--RANK--\n" (1 to 4 ranks; test/fuzz/seeds.py packs
 // test/Profile's inputs this way). It goes through what `rapid-trace replay`
 // runs: each text is read (parseKineto), the set is checked (makeTraceSet),
 // replayed and reported (text, JSON, timeline). Every failure must be an
@@ -19,14 +19,10 @@
 using namespace rapid;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (size == 0)
-    return -1;
-  uint8_t flags = data[0];
-  llvm::StringRef rest(reinterpret_cast<const char *>(data + 1), size - 1);
+  uint8_t flags = 0;
   llvm::SmallVector<llvm::StringRef, 4> parts;
-  rest.split(parts, "\n--RANK--\n");
-  if (parts.size() > 4)
-    return -1; // not a shape this target explores
+  if (!fuzz::splitRanks(data, size, 4, flags, parts))
+    return -1;
   std::vector<profile::KinetoTrace> traces;
   for (size_t r = 0; r < parts.size(); ++r) {
     auto t = profile::parseKineto("rank" + std::to_string(r) + ".json", parts[r]);

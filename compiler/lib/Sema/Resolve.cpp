@@ -179,31 +179,24 @@ ExperimentPoint Sema::resolvePoint(const Record &exp, const FieldValues &overrid
   p.parallel = typedSpec<ParallelSpec>(fields);
   if (exp.sections.count("training")) p.training = typedSpec<TrainingSpec>(fields);
   if (exp.sections.count("inference")) p.inference = typedSpec<InferenceSpec>(fields);
+  // A file a field names is relative to the file that names it.
+  auto relative = [&](const char *field, std::string &file) {
+    auto it = fields.find(field);
+    if (it == fields.end() || file.empty() || !llvm::sys::path::is_relative(file)) return;
+    llvm::SourceMgr &sm = diags.sourceMgr();
+    if (unsigned buf = sm.FindBufferContainingLoc(it->second.range.Start)) {
+      llvm::SmallString<256> path(llvm::sys::path::parent_path(sm.getMemoryBuffer(buf)->getBufferIdentifier()));
+      llvm::sys::path::append(path, file);
+      file = std::string(path);
+    }
+  };
   if (exp.sections.count("serving")) {
     p.serving = typedSpec<ServingSpec>(fields);
-    // A trace is named relative to the file that names it.
-    if (auto it = fields.find("serving.trace"); it != fields.end() && !p.serving->trace.empty() &&
-                                                llvm::sys::path::is_relative(p.serving->trace)) {
-      llvm::SourceMgr &sm = diags.sourceMgr();
-      if (unsigned buf = sm.FindBufferContainingLoc(it->second.range.Start)) {
-        llvm::SmallString<256> path(llvm::sys::path::parent_path(sm.getMemoryBuffer(buf)->getBufferIdentifier()));
-        llvm::sys::path::append(path, p.serving->trace);
-        p.serving->trace = std::string(path);
-      }
-    }
+    relative("serving.trace", p.serving->trace);
   }
   if (exp.sections.count("replay")) {
     p.replay = typedSpec<ReplaySpec>(fields);
-    // The trace folder is named relative to the file that names it.
-    if (auto it = fields.find("replay.trace"); it != fields.end() && !p.replay->trace.empty() &&
-                                               llvm::sys::path::is_relative(p.replay->trace)) {
-      llvm::SourceMgr &sm = diags.sourceMgr();
-      if (unsigned buf = sm.FindBufferContainingLoc(it->second.range.Start)) {
-        llvm::SmallString<256> path(llvm::sys::path::parent_path(sm.getMemoryBuffer(buf)->getBufferIdentifier()));
-        llvm::sys::path::append(path, p.replay->trace);
-        p.replay->trace = std::string(path);
-      }
-    }
+    relative("replay.trace", p.replay->trace);
     Value named = fields["replay.profiled_gpu"];
     named.kind = Value::Kind::Symbol; // a gpu declaration, written as a string
     if (!p.replay->profiledGpu.empty())
