@@ -178,6 +178,13 @@ std::optional<SweepPlan> planSweep(Sema &sema, const ast::Decl &sweep, size_t po
     }
   }
   if (diags.hasErrors()) return std::nullopt;
+  if (plan.search && plan.exp->sections.count("replay")) {
+    diags.report(DiagID::BadOption, sweep.name.range,
+                 fmt::format("search '{}' over '{}': a replay's layout is its profile's; sweep its gpu, network, "
+                             "faults or replay fields instead",
+                             sweep.name.name, plan.exp->name()));
+    return std::nullopt;
+  }
   if (plan.search) addLayoutAxes(sema, plan);
   if (diags.hasErrors()) return std::nullopt;
   if (pointsBefore + plan.total > kMaxPoints) {

@@ -322,6 +322,15 @@ int rapidc(int argc, char **argv) {
     diags.report(DiagID::BadOption, {}, "--format=csv is for --emit=ir; results go to CSV with --output PREFIX");
     return 1;
   }
+  if (emit == Emit::IR || emit == Emit::Chakra || emit == Emit::Memory)
+    for (const ExperimentPoint &p : prog->points)
+      if (p.replay) {
+        diags.report(DiagID::BadOption, p.where,
+                     fmt::format("experiment '{}' replays a profile: it has no operator IR, memory model or Chakra "
+                                 "traces of its own (`rapid-trace convert DIR -o OUT` writes its graph as Chakra)",
+                                 p.experiment));
+        return 1;
+      }
   switch (emit) {
   case Emit::IR: return emitIr(*prog);
   case Emit::Chakra: return emitTraces(*prog, diags);
