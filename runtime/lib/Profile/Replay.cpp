@@ -160,7 +160,8 @@ static llvm::Error matchCollectives(const TraceSet &set, bool simulate, ReplayRe
       }
       ++r.collectives;
       r.collectiveProfiledNs += ns;
-      r.instanceHeads.emplace_back(uint32_t(ranks[0]), uses[0][k]->node);
+      r.instances.push_back({uint32_t(ranks[0]), uses[0][k]->node, first.coll(), known ? bytes : -1,
+                             uint32_t(ranks.size()), ns});
     }
   }
   return llvm::Error::success();
@@ -307,10 +308,15 @@ llvm::Expected<ReplayResult> replay(const TraceSet &set, const ReplayOptions &op
   auto res = sim.run();
   if (!res) return res.takeError();
   r.sim = std::move(*res);
-  std::sort(r.instanceHeads.begin(), r.instanceHeads.end());
-  for (const engine::Span &s : r.sim.spans)
-    if (std::binary_search(r.instanceHeads.begin(), r.instanceHeads.end(), std::pair{s.rank, s.node}))
-      r.collectiveReplayedNs += (s.endPs - s.startPs + 500) / 1000;
+  auto head = [](const ReplayResult::Instance &i) { return std::pair{i.rank, i.node}; };
+  std::sort(r.instances.begin(), r.instances.end(), [&](auto &a, auto &b) { return head(a) < head(b); });
+  for (const engine::Span &s : r.sim.spans) {
+    auto it = std::lower_bound(r.instances.begin(), r.instances.end(), std::pair{s.rank, s.node},
+                               [&](const ReplayResult::Instance &i, std::pair<uint32_t, uint32_t> k) { return head(i) < k; });
+    if (it == r.instances.end() || head(*it) != std::pair{s.rank, s.node}) continue;
+    it->replayedNs = (s.endPs - s.startPs + 500) / 1000;
+    r.collectiveReplayedNs += it->replayedNs;
+  }
   for (size_t k = 0; k < set.ranks.size(); ++k) {
     profiledFigures(set.ranks[k], r.ranks[k]);
     replayedFigures(r, k, r.ranks[k]);

@@ -21,6 +21,34 @@ static std::pair<int64_t, int64_t> iteration(const ReplayResult &r) {
   return {p, q};
 }
 
+/// Collectives of one kind, size and group size: how many, and the median
+/// of their profiled and replayed times.
+struct CollectiveGroup {
+  trace::CollKind kind;
+  int64_t bytes;
+  uint32_t members;
+  size_t count = 0;
+  int64_t profiledNs = 0, replayedNs = 0;
+};
+
+static std::vector<CollectiveGroup> collectiveGroups(const ReplayResult &r) {
+  std::map<std::tuple<int, int64_t, uint32_t>, std::pair<std::vector<int64_t>, std::vector<int64_t>>> by;
+  for (const ReplayResult::Instance &i : r.instances) {
+    auto &[p, q] = by[{int(i.kind), i.bytes, i.members}];
+    p.push_back(i.profiledNs);
+    q.push_back(i.replayedNs);
+  }
+  auto median = [](std::vector<int64_t> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  };
+  std::vector<CollectiveGroup> out;
+  for (const auto &[key, times] : by)
+    out.push_back({trace::CollKind(std::get<0>(key)), std::get<1>(key), std::get<2>(key), times.first.size(),
+                   median(times.first), median(times.second)});
+  return out;
+}
+
 static std::map<std::string, uint64_t> skipped(const TraceSet &set) {
   std::map<std::string, uint64_t> all;
   for (const KinetoTrace &t : set.ranks)
@@ -64,6 +92,17 @@ static void printJson(const TraceSet &set, const ReplayResult &r, llvm::raw_ostr
           split("replayed_breakdown", k.replayed);
         });
     });
+    j.attributeArray("collective_groups", [&] {
+      for (const CollectiveGroup &g : collectiveGroups(r))
+        j.object([&] {
+          j.attribute("kind", trace::collKindName(g.kind));
+          j.attribute("bytes", g.bytes);
+          j.attribute("ranks", int64_t(g.members));
+          j.attribute("count", int64_t(g.count));
+          j.attribute("profiled_median_s", double(g.profiledNs) / 1e9);
+          j.attribute("replayed_median_s", double(g.replayedNs) / 1e9);
+        });
+    });
     j.attributeObject("not_used", [&] {
       for (const auto &[what, n] : skipped(set)) j.attribute(what, int64_t(n));
     });
@@ -96,6 +135,10 @@ void printReplay(const TraceSet &set, const ReplayResult &r, bool json, llvm::ra
                       ms(k.replayed.exposedCommNs), ms(k.profiled.idleNs), ms(k.replayed.idleNs));
   os << fmt::format("collectives, summed: profiled {:.3f} ms (each the last member's kernel), replayed {:.3f} ms\n",
                     ms(r.collectiveProfiledNs), ms(r.collectiveReplayedNs));
+  for (const CollectiveGroup &g : collectiveGroups(r))
+    os << fmt::format("  {} of {} on {} ranks, x{}: median profiled {:.1f} us, replayed {:.1f} us\n",
+                      trace::collKindName(g.kind), g.bytes < 0 ? std::string("unknown size") : fmt::format("{} B", g.bytes),
+                      g.members, g.count, double(g.profiledNs) / 1e3, double(g.replayedNs) / 1e3);
   auto [p, q] = iteration(r);
   os << fmt::format("step (slowest rank): profiled {:.3f} ms, replayed {:.3f} ms ({:+.2f} %)\n", ms(p), ms(q),
                     err(q, p));

@@ -77,7 +77,16 @@ struct ReplayResult {
   /// Summed over collective instances: the profiled time (the last member
   /// to arrive) and the replayed one (from meeting to the end).
   int64_t collectiveProfiledNs = 0, collectiveReplayedNs = 0;
-  std::vector<std::pair<uint32_t, uint32_t>> instanceHeads; ///< (rank, node) of each instance's first member
+  /// One NCCL collective across its members: what it moved and how long it
+  /// took, profiled (its last member's kernel) and replayed (meeting to end).
+  struct Instance {
+    uint32_t rank, node; ///< its first member's
+    trace::CollKind kind;
+    int64_t bytes;       ///< -1: unknown
+    uint32_t members;
+    int64_t profiledNs, replayedNs = 0;
+  };
+  std::vector<Instance> instances; ///< by (rank, node) of the first member
   int streams = 1, threads = 1; ///< the most device streams and host threads of a rank
 };
 
