@@ -87,6 +87,7 @@ Fields experimentFields(const ExperimentPoint &p) {
   if (p.training) f.add(*p.training);
   if (p.inference) f.add(*p.inference);
   if (p.serving) f.add(*p.serving);
+  if (p.replay) f.add(*p.replay);
   return std::move(f.sorted());
 }
 

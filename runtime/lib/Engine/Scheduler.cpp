@@ -151,7 +151,12 @@ void Simulator::issue(uint32_t r, uint32_t idx) {
     break;
   case NodeKind::Send: issueSend(r, idx); break;
   case NodeKind::Recv: issueRecv(r, idx); break;
-  default: finishNodeAt(now_, r, idx); break;
+  default: // on no resource; our rapid_time_ns makes it a delay (a replayed kernel's launch latency)
+    finishNodeAt(n.rapidTimeNs != trace::kAbsent && !opts_.astraCompat
+                     ? addTime(now_, timeFromUnits(n.rapidTimeNs, 1000))
+                     : now_,
+                 r, idx);
+    break;
   }
 }
 

@@ -14,8 +14,8 @@ using trace::CollKind;
 using trace::NodeKind;
 
 const char *roleName(Role r) {
-  static const char *names[] = {"start", "cpu",    "call",       "wait", "kernel",
-                                "copy",  "memset", "collective", "p2p"};
+  static const char *names[] = {"start", "cpu",    "call",   "wait",       "launch",
+                                "kernel", "copy", "memset", "collective", "p2p"};
   return names[int(r)];
 }
 
@@ -82,6 +82,10 @@ public:
     std::vector<uint32_t> deps{main.tail};
     int64_t from = joinThreads(main, t.stepNs, deps);
     g.stepEnd = add(Role::Gap, NodeKind::Comp, true, t.mainThread, t.stepNs - from, std::move(deps));
+    if (!latencies.empty()) { // the lower median: a latency the profile shows, not a mean of two
+      std::nth_element(latencies.begin(), latencies.begin() + (latencies.size() - 1) / 2, latencies.end());
+      for (uint32_t n : heldLaunches) g.nodes[n].node.rapidTimeNs = latencies[(latencies.size() - 1) / 2];
+    }
     for (const auto &[tid, th] : threads) g.threads.push_back(tid);
     for (const auto &[s, n] : lastOnStream) g.streams.push_back(s);
   }
@@ -122,12 +126,27 @@ private:
   uint32_t launch(const Event &call, uint32_t callNode, uint32_t di, Thread &th) {
     const Event &d = t.device[di];
     std::vector<uint32_t> deps{callNode};
+    int64_t heldUntil = 0; // when the stream's previous work and the waited-for work ended
     if (auto p = prevOnStream.find(di); p != prevOnStream.end())
-      if (auto n = deviceNode.find(p->second); n != deviceNode.end()) deps.push_back(n->second);
+      if (auto n = deviceNode.find(p->second); n != deviceNode.end()) {
+        deps.push_back(n->second);
+        heldUntil = t.device[p->second].endNs();
+      }
     for (const auto &snapshot : th.waits)
       for (auto [stream, node] : snapshot)
-        if (stream != d.lane) deps.push_back(node);
+        if (stream != d.lane) deps.push_back(node), heldUntil = std::max(heldUntil, endOf(node));
     th.waits.clear();
+    // Where the call was what the work waited for, its own latency, as
+    // profiled; else the rank's median of those (set in build()), for
+    // what-ifs that free the stream sooner.
+    bool held = heldUntil > call.endNs();
+    int64_t own = d.startNs - call.endNs();
+    if (!held && own >= 0 && own <= 50000) latencies.push_back(own);
+    if (held || own > 0) {
+      deps[0] = add(Role::Launch, NodeKind::Metadata, false, d.lane, held ? 0 : own, {callNode});
+      g.nodes[deps[0]].device = int32_t(di);
+      if (held) heldLaunches.push_back(deps[0]);
+    }
     llvm::StringRef name = t.name(d);
     Role role = d.kind == EventKind::Memcpy ? Role::Copy : d.kind == EventKind::Memset ? Role::Set : Role::Kernel;
     uint32_t n;
@@ -240,6 +259,8 @@ private:
   const KinetoTrace &t;
   ExecGraph &g;
   uint32_t start = 0;
+  std::vector<int64_t> latencies;     ///< launch latencies where the call was what work waited for
+  std::vector<uint32_t> heldLaunches; ///< launch delays of work that waited for something else
   std::map<int64_t, Thread> threads;
   std::map<int64_t, int64_t> lastEnd; ///< per thread, when its last call ended
   std::map<int64_t, uint32_t> lastOnStream;

@@ -170,7 +170,7 @@ static llvm::Error matchCollectives(const TraceSet &set, bool simulate, ReplayRe
 static llvm::Expected<trace::RankGraph> rankGraph(const KinetoTrace &t, const ExecGraph &g) {
   trace::GraphBuilder b(t.file, t.rank);
   for (const GraphNode &n : g.nodes) {
-    bool named = n.role >= Role::Call;
+    bool named = n.role >= Role::Call && n.role != Role::Launch;
     b.add(n.node, named ? std::string_view(t.names[n.name]) : std::string_view(roleName(n.role)), n.deps);
   }
   return b.finish();

@@ -181,7 +181,7 @@ llvm::Error writeReplayTimeline(const std::string &path, const TraceSet &set, co
       }
       for (const engine::Span &s : r.sim.spans) {
         const GraphNode &n = r.graphs[s.rank].nodes[s.node];
-        if (n.role == Role::Gap || n.role == Role::Start) continue;
+        if (n.role == Role::Gap || n.role == Role::Start || n.role == Role::Launch) continue;
         j.object([&] {
           j.attribute("name", set.ranks[s.rank].names[n.name]);
           j.attribute("cat", roleName(n.role));

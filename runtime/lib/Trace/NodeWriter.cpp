@@ -37,6 +37,10 @@ void writeNode(const TraceNode &t, std::string_view name, llvm::ArrayRef<uint32_
     for (auto [key, v] : {std::pair{"rapid_time_ns", t.rapidTimeNs}, {"num_ops", t.numOps}, {"tensor_size", t.tensorSize}})
       if (v != kAbsent) attrInt(n, key, v);
     return;
+  case NodeKind::Metadata: // a delay
+    n.set_type(METADATA_NODE);
+    if (t.rapidTimeNs != kAbsent) attrInt(n, "rapid_time_ns", t.rapidTimeNs);
+    return;
   case NodeKind::Send:
   case NodeKind::Recv:
     n.set_type(t.kind == NodeKind::Send ? COMM_SEND_NODE : COMM_RECV_NODE);

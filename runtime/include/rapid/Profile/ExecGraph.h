@@ -5,6 +5,8 @@
 //  * each host thread is a chain: the gap before a CUDA call (framework and
 //    Python time, as measured) then the call itself;
 //  * a launch edge from each call to the kernel, copy or memset it launched,
+//    through a delay: the launch latency the profile shows where the stream
+//    was idle and waited for nothing else (else the rank's median of those),
 //    and stream order between the device work of one stream;
 //  * cudaStreamWaitEvent: the next work launched on the waiting stream
 //    depends on the latest work launched on each other stream before the
@@ -26,7 +28,7 @@
 namespace rapid::profile {
 
 /// What a node stands for: its row in reports and timelines.
-enum class Role : uint8_t { Start, Gap, Call, Wait, Kernel, Copy, Set, Collective, PeerToPeer };
+enum class Role : uint8_t { Start, Gap, Call, Wait, Launch, Kernel, Copy, Set, Collective, PeerToPeer };
 
 const char *roleName(Role r);
 inline bool onDevice(Role r) { return r >= Role::Kernel; }

@@ -16,7 +16,7 @@ namespace rapid::trace {
 
 /// Writes id, name, is_cpu_op, the node type and the attributes of its kind:
 /// compute: duration_micros, rapid_time_ns, num_ops and tensor_size (each
-/// when set); send/receive: comm_src, comm_dst, comm_tag (int32) and
+/// when set); metadata: rapid_time_ns when set (a delay); send/receive: comm_src, comm_dst, comm_tag (int32) and
 /// comm_size; collective: comm_type, comm_size, rapid_time_ns and
 /// rapid_measured_ns (when set) and pg_name. Dependencies are `deps` (data
 /// dependencies, node ids); involved_dim is the caller's to add.
