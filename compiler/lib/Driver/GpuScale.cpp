@@ -8,6 +8,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cmath>
 #include <fmt/format.h>
 
 namespace rapid::profile {
@@ -34,8 +35,9 @@ double seconds(const GpuSpec &g, const cost::GemmShape &s) { return cost::gemmCo
 
 DeviceScale gpuScale(const GpuSpec &f, const GpuSpec &t) {
   cost::GemmShape typical{4096, 4096, 4096, 1, DType::BF16};
-  double gemmRatio = seconds(t, typical) / seconds(f, typical);
   double hbm = cost::hbmRate(f).value() / cost::hbmRate(t).value();
+  double gemmRatio = seconds(t, typical) / seconds(f, typical);
+  if (!(gemmRatio > 0 && std::isfinite(gemmRatio))) gemmRatio = hbm; // no tile fits one of them
   double host = f.hostBandwidth.value() / t.hostBandwidth.value();
   return [=](const KinetoTrace &trace, const Event &e) {
     llvm::StringRef name = trace.name(e);

@@ -145,7 +145,7 @@ static llvm::Error matchCollectives(const TraceSet &set, bool simulate, ReplayRe
         if (simulate && uses[m][k]->bytes < 0)
           return error(fmt::format("{}: NCCL collective {} on stream {} ({}) has no size: no nccl:* annotation with "
                                    "'Input Dims' and 'Input type' around its launch (profile with record_shapes=True), "
-                                   "or replay without --network",
+                                   "or keep the measured times (no --network; collectives = measured)",
                                    set.ranks[ranks[m]].file, k, stream, trace::collKindName(g.node.coll())));
         known &= uses[m][k]->bytes >= 0;
         bytes = std::max(bytes, uses[m][k]->bytes);
@@ -263,6 +263,7 @@ llvm::Expected<ReplayResult> buildReplay(const TraceSet &set, const ReplayOption
     for (GraphNode &n : g.nodes) {
       if (n.role == Role::Kernel || n.role == Role::Copy || n.role == Role::Set) {
         double f = opts.kernelScale * (opts.deviceScale ? opts.deviceScale(t, t.device[n.device]) : 1.0);
+        f = std::isfinite(f) ? std::clamp(f, 1e-6, 1e6) : 1.0; // a time stays a time, however odd the GPUs
         n.node.rapidTimeNs = std::llround(double(n.node.rapidTimeNs) * f);
       }
       if (n.node.rapidTimeNs != trace::kAbsent) // the standard field, for other tools
