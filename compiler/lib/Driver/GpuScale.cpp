@@ -3,6 +3,7 @@
 #include "rapid/Driver/GpuScale.h"
 
 #include "rapid/Cost/Gemm.h"
+#include "rapid/Profile/ExecGraph.h"
 #include "rapid/Sema/Sema.h"
 #include "rapid/Support/Diagnostics.h"
 #include "llvm/Support/FileSystem.h"
@@ -47,7 +48,7 @@ DeviceScale gpuScale(const GpuSpec &f, const GpuSpec &t) {
     case EventKind::Kernel: break;
     default: return 1.0;
     }
-    if (name.starts_with("nccl")) return 1.0;
+    if (isNcclKernel(name)) return 1.0;
     if (e.op >= 0) {
       const MatmulOp &op = trace.ops[e.op];
       cost::GemmShape s{op.m, op.k, op.n, op.batch, dtypeOf(op.type)};

@@ -5,6 +5,7 @@
 #include "rapid/Emit/RuntimeInputs.h"
 #include "rapid/Network/NetworkConfig.h"
 #include "rapid/Support/Files.h"
+#include "rapid/Trace/NodeWriter.h"
 
 #include "et_def.pb.h"
 
@@ -15,9 +16,6 @@
 
 #include <algorithm>
 #include <fmt/format.h>
-#include <fstream>
-#include <google/protobuf/io/zero_copy_stream_impl.h>
-#include <google/protobuf/util/delimited_message_util.h>
 
 namespace rapid {
 
@@ -27,28 +25,9 @@ using namespace ChakraProtoMsg;
 
 llvm::Error writeRankTrace(const std::string &path, const ir::Graph &g, int64_t rank, const RankLayout &layout,
                            const emit::Groups &groups) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file)
-    return llvm::createStringError(std::errc::io_error, "cannot write '%s'", path.c_str());
-  bool ok;
-  {
-    google::protobuf::io::OstreamOutputStream out(&file);
-    GlobalMetadata meta;
-    meta.set_version("0.0.4");
-    ok = google::protobuf::util::SerializeDelimitedToZeroCopyStream(meta, &out);
-    Node n; // reused: one allocation set for the whole file
-    for (size_t i = 0; i < g.ops.size() && ok; ++i) {
-      n.Clear();
-      emit::fillNode(n, g.ops[i], i, rank, layout, groups);
-      ok = google::protobuf::util::SerializeDelimitedToZeroCopyStream(n, &out);
-    }
-  } // the stream flushes into `file` here
-  file.flush();
-  if (!ok || !file)
-    return llvm::createStringError(std::errc::io_error, "cannot write '%s'", path.c_str());
-  return llvm::Error::success();
+  return trace::writeEtFile(path, g.ops.size(),
+                            [&](size_t i, Node &n) { emit::fillNode(n, g.ops[i], i, rank, layout, groups); });
 }
-
 
 std::string sanitize(std::string s) {
   for (char &c : s)

@@ -205,9 +205,7 @@ ExperimentPoint Sema::resolvePoint(const Record &exp, const FieldValues &overrid
         p.profiledGpu->name = g->name();
       }
   }
-  // A replay's trace is its workload: it names no model.
-  if (!(p.replay && !fields.count("model")))
-  if (const Record *m = resolveRef(fields["model"], "model")) {
+  if (const Record *m = resolveRef(fields["model"], "model")) { // a replay has none
     p.model = typedSpec<ModelSpec>(resolveFields(*m, &sub["model"]));
     p.model.name = m->name();
   }

@@ -70,8 +70,7 @@ Value RecordScope::get(const FieldSpec &spec) {
     v = checkField(spec, evalFor(spec, ev, *bound->second.expr), bound->second.expr, ownerRange, sema.diags);
   } else if (!spec.deflt.empty()) {
     v = checkField(spec, evalFor(spec, ev, *sema.defaultExpr(spec)), nullptr, ownerRange, sema.diags);
-  } else if (!spec.optional && !(path == "model" && sections && sections->count("replay"))) {
-    // (A replayed profile is its own workload: it names no model.)
+  } else if (required(spec)) {
     sema.diags.report(DiagID::MissingField, ownerRange, owner, path);
   }
   inProgress.erase(path);
@@ -83,11 +82,15 @@ bool RecordScope::isSet(const FieldSpec &spec) const {
          (overrides && overrides->count(std::string(spec.path)));
 }
 
+/// A replayed profile is its own workload: a replay names no model.
+bool RecordScope::required(const FieldSpec &spec) const {
+  return !spec.optional && !(spec.path == "model" && sections && sections->count("replay"));
+}
+
 FieldValues RecordScope::all() {
   FieldValues out;
-  bool replay = sections && sections->count("replay");
   for (const FieldSpec &f : schema.fields)
-    if (active(f) && (isSet(f) || (!f.optional && !(replay && f.path == "model"))))
+    if (active(f) && (isSet(f) || required(f)))
       out.emplace(std::string(f.path), get(f));
   return out;
 }

@@ -134,6 +134,9 @@ public:
   std::optional<Value> lookup(const ast::NameExpr &e);
   bool active(const FieldSpec &spec) const;
   bool isSet(const FieldSpec &spec) const;
+  /// Without a value or default, an error (a field not optional, save
+  /// `model` in an experiment with a replay section).
+  bool required(const FieldSpec &spec) const;
   /// Lets `base.PATH` read the value a derived declaration inherits.
   void setBase(const Record *b) { base = b; }
 

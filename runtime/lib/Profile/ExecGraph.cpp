@@ -13,6 +13,10 @@ namespace rapid::profile {
 using trace::CollKind;
 using trace::NodeKind;
 
+bool isNcclKernel(llvm::StringRef kernel) {
+  return kernel.starts_with("ncclKernel_") || kernel.starts_with("ncclDevKernel_");
+}
+
 const char *roleName(Role r) {
   static const char *names[] = {"start", "cpu",    "call",   "wait",       "launch",
                                 "kernel", "copy", "memset", "collective", "p2p"};
@@ -36,9 +40,6 @@ std::optional<CollKind> ncclKind(llvm::StringRef kernel, llvm::StringRef annotat
   return std::nullopt; // send/recv between two ranks: replayed as measured
 }
 
-bool isNccl(llvm::StringRef kernel) {
-  return kernel.starts_with("ncclKernel_") || kernel.starts_with("ncclDevKernel_");
-}
 
 /// Calls that return only when device work is done, and what they wait on.
 enum class Blocks { No, OwnWork, Stream, Device, Event };
@@ -60,10 +61,8 @@ public:
   Builder(const KinetoTrace &t, ExecGraph &g) : t(t), g(g) {}
 
   void build(int64_t startOffsetNs) {
-    for (size_t i = 0; i < t.device.size(); ++i) {
-      byCorrelation[t.device[i].correlation] = uint32_t(i);
-      if (i > 0 && t.device[i - 1].lane == t.device[i].lane) prevOnStream[uint32_t(i)] = uint32_t(i - 1);
-    }
+    for (size_t i = 0; i < t.device.size(); ++i) byCorrelation[t.device[i].correlation] = uint32_t(i);
+    nodeOfDevice.assign(t.device.size(), kNone);
     start = add(Role::Start, NodeKind::Comp, true, -1, startOffsetNs, {});
     // Host calls of every thread in time order, so "launched before" means
     // what it meant on the machine.
@@ -127,11 +126,12 @@ private:
     const Event &d = t.device[di];
     std::vector<uint32_t> deps{callNode};
     int64_t heldUntil = 0; // when the stream's previous work and the waited-for work ended
-    if (auto p = prevOnStream.find(di); p != prevOnStream.end())
-      if (auto n = deviceNode.find(p->second); n != deviceNode.end()) {
-        deps.push_back(n->second);
-        heldUntil = t.device[p->second].endNs();
-      }
+    // The device events are in stream order, so the previous one of this
+    // stream is the one before it.
+    if (di > 0 && t.device[di - 1].lane == d.lane && nodeOfDevice[di - 1] != kNone) {
+      deps.push_back(nodeOfDevice[di - 1]);
+      heldUntil = t.device[di - 1].endNs();
+    }
     for (const auto &snapshot : th.waits)
       for (auto [stream, node] : snapshot)
         if (stream != d.lane) deps.push_back(node), heldUntil = std::max(heldUntil, endOf(node));
@@ -144,13 +144,12 @@ private:
     if (!held && own >= 0 && own <= 50000) latencies.push_back(own);
     if (held || own > 0) {
       deps[0] = add(Role::Launch, NodeKind::Metadata, false, d.lane, held ? 0 : own, {callNode});
-      g.nodes[deps[0]].device = int32_t(di);
       if (held) heldLaunches.push_back(deps[0]);
     }
     llvm::StringRef name = t.name(d);
     Role role = d.kind == EventKind::Memcpy ? Role::Copy : d.kind == EventKind::Memset ? Role::Set : Role::Kernel;
     uint32_t n;
-    if (d.kind == EventKind::Kernel && isNccl(name)) {
+    if (d.kind == EventKind::Kernel && isNcclKernel(name)) {
       const Event *note = annotationAt(call);
       auto kind = ncclKind(name, note ? llvm::StringRef(t.name(*note)) : "");
       n = add(kind ? Role::Collective : Role::PeerToPeer, NodeKind::Coll, false, d.lane, 0, std::move(deps), d.name);
@@ -167,8 +166,7 @@ private:
       n = add(role, NodeKind::Comp, false, d.lane, d.durNs, std::move(deps), d.name);
       (role == Role::Kernel ? g.kernels : role == Role::Copy ? g.copies : g.memsets)++;
     }
-    deviceNode[di] = n;
-    deviceOfNode[n] = di;
+    nodeOfDevice[di] = n;
     g.nodes[n].device = int32_t(di);
     lastOnStream[d.lane] = n;
     th.lastStream = d.lane;
@@ -252,8 +250,8 @@ private:
 
   /// When the device work behind `node` ended in the profile.
   int64_t endOf(uint32_t node) const {
-    auto it = deviceOfNode.find(node);
-    return it != deviceOfNode.end() ? t.device[it->second].endNs() : 0;
+    int32_t di = g.nodes[node].device;
+    return di >= 0 ? t.device[di].endNs() : 0;
   }
 
   const KinetoTrace &t;
@@ -266,8 +264,8 @@ private:
   std::map<int64_t, uint32_t> lastOnStream;
   std::map<int64_t, uint32_t> ncclOrdinal;
   std::unordered_map<int64_t, uint32_t> byCorrelation;
-  std::unordered_map<uint32_t, uint32_t> prevOnStream, deviceNode;
-  std::unordered_map<uint32_t, uint32_t> deviceOfNode;
+  static constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<uint32_t> nodeOfDevice; ///< per device event, its node (kNone before its launch)
   std::map<int64_t, std::vector<const Event *>> annotations;
 };
 

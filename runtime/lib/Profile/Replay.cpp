@@ -207,7 +207,7 @@ static void profiledFigures(const KinetoTrace &t, RankReplay &out) {
   out.profiledNs = t.stepNs;
   std::vector<std::tuple<int64_t, int64_t, bool>> spans;
   for (const Event &d : t.device) {
-    spans.emplace_back(d.startNs, d.endNs(), llvm::StringRef(t.name(d)).starts_with("nccl"));
+    spans.emplace_back(d.startNs, d.endNs(), d.kind == EventKind::Kernel && isNcclKernel(t.name(d)));
     out.profiledDeviceNs = std::max(out.profiledDeviceNs, d.endNs());
   }
   out.profiled = breakdown(std::move(spans), 0, t.stepNs);

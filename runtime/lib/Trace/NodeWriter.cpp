@@ -62,7 +62,7 @@ void writeNode(const TraceNode &t, std::string_view name, llvm::ArrayRef<uint32_
   pg->set_string_val(std::to_string(t.pgName));
 }
 
-llvm::Error writeRankGraph(const std::string &path, const RankGraph &g) {
+llvm::Error writeEtFile(const std::string &path, size_t count, llvm::function_ref<void(size_t, Node &)> fill) {
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   if (!file) return llvm::createStringError(std::make_error_code(std::errc::io_error), fmt::format("cannot write '{}'", path));
   bool ok;
@@ -72,19 +72,25 @@ llvm::Error writeRankGraph(const std::string &path, const RankGraph &g) {
     meta.set_version("0.0.4");
     ok = google::protobuf::util::SerializeDelimitedToZeroCopyStream(meta, &out);
     Node n;
-    std::vector<uint32_t> deps;
-    for (const TraceNode &t : g.nodes) {
-      if (!ok) break;
+    for (size_t i = 0; i < count && ok; ++i) {
       n.Clear();
-      deps.clear();
-      for (uint32_t k = 0; k < t.depCount; ++k) deps.push_back(uint32_t(g.nodes[g.deps[t.depBegin + k]].id));
-      writeNode(t, g.name(t), deps, n);
+      fill(i, n);
       ok = google::protobuf::util::SerializeDelimitedToZeroCopyStream(n, &out);
     }
-  }
+  } // the stream flushes into `file` here
   file.flush();
   if (!ok || !file) return llvm::createStringError(std::make_error_code(std::errc::io_error), fmt::format("cannot write '{}'", path));
   return llvm::Error::success();
+}
+
+llvm::Error writeRankGraph(const std::string &path, const RankGraph &g) {
+  std::vector<uint32_t> deps;
+  return writeEtFile(path, g.nodes.size(), [&](size_t i, Node &n) {
+    const TraceNode &t = g.nodes[i];
+    deps.clear();
+    for (uint32_t k = 0; k < t.depCount; ++k) deps.push_back(uint32_t(g.nodes[g.deps[t.depBegin + k]].id));
+    writeNode(t, g.name(t), deps, n);
+  });
 }
 
 } // namespace rapid::trace

@@ -31,6 +31,9 @@ namespace rapid::profile {
 enum class Role : uint8_t { Start, Gap, Call, Wait, Launch, Kernel, Copy, Set, Collective, PeerToPeer };
 
 const char *roleName(Role r);
+/// NCCL's device kernels ("ncclKernel_...", "ncclDevKernel_..."): the work
+/// the replay runs as communication.
+bool isNcclKernel(llvm::StringRef kernel);
 inline bool onDevice(Role r) { return r >= Role::Kernel; }
 inline bool communicates(Role r) { return r == Role::Collective || r == Role::PeerToPeer; }
 

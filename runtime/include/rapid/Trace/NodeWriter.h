@@ -9,6 +9,7 @@
 #include "rapid/Trace/Graph.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <string>
 
@@ -23,8 +24,13 @@ namespace rapid::trace {
 void writeNode(const TraceNode &t, std::string_view name, llvm::ArrayRef<uint32_t> deps,
                ChakraProtoMsg::Node &n);
 
-/// Writes a whole rank: a GlobalMetadata record, then every node (with its
-/// dependencies as ids) in index order.
+/// Writes a .et file: a GlobalMetadata record, then `count` nodes, node i
+/// filled by `fill(i, node)` (one Node reused: one allocation set per file).
+llvm::Error writeEtFile(const std::string &path, size_t count,
+                        llvm::function_ref<void(size_t, ChakraProtoMsg::Node &)> fill);
+
+/// Writes a whole rank: every node (with its dependencies as ids) in index
+/// order.
 llvm::Error writeRankGraph(const std::string &path, const RankGraph &g);
 
 } // namespace rapid::trace
