@@ -29,6 +29,8 @@ net::NetworkSpec networkSpec(const ExperimentPoint &p) {
 
 engine::SystemConfig systemConfig(const ExperimentPoint &p) {
   engine::SystemConfig cfg;
+  static_assert(int(CollectiveProtocol::Auto) == int(coll::Protocol::Auto), "the two enums list the same protocols");
+  cfg.protocol = coll::Protocol(p.stack.collectiveProtocol);
   std::vector<coll::Algorithm> perDim;
   bool chosen = false;
   for (const DimensionSpec &d : p.network.dims) {

@@ -102,13 +102,15 @@ void Simulator::runAdmitted() {
   admitted_.clear();
 }
 
-/// Before step `step`'s sends: the endpoint-delay when the step opens a
-/// phase. Astra-Sim's shared bus (model-shared-bus) replaces it.
+/// Before step `step`'s sends: the protocol's start cost before the first,
+/// and the endpoint-delay when the step opens a phase. Astra-Sim's shared
+/// bus (model-shared-bus) replaces the endpoint-delay.
 int64_t Simulator::leadDelayPs(const Instance &inst, uint32_t step) const {
   const SystemConfig &sys = opts_.system;
+  int64_t ps = step == 0 ? inst.protoBasePs : 0;
   if (sys.sharedBus || !sys.endpointDelayNs || !coll::opensPhase(inst.plan, step))
-    return 0;
-  return timeFromUnits(sys.endpointDelayNs, 1000);
+    return ps;
+  return addTime(ps, timeFromUnits(sys.endpointDelayNs, 1000));
 }
 
 /// After step `step`'s `expected` messages are in: the endpoint-delay, and

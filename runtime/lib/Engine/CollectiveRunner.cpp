@@ -40,6 +40,7 @@ void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
   inst.plan = coll::planCollective(n.coll(), double(n.commSize) / inst.chunks, dims,
                                    n.involvedDims, groupSize, opts_.system.algorithms, inst.grid);
   inst.numSteps = uint32_t(inst.plan.steps.size());
+  setProtocol(inst, n);
   if (!inst.plan.problem.empty())
     fail(w_.ranks[r], n, fmt::format("{} of {} B: {}", trace::collKindName(n.coll()), n.commSize, inst.plan.problem));
   // Receive counters are 16-bit to keep large instances small.
@@ -60,6 +61,25 @@ void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
     inst.waitTail.assign(queues, kNone);
     inst.waitNext.assign(members * inst.chunks, kNone);
   }
+}
+
+/// The instance's protocol: the system's, or for `auto` what NCCL's model
+/// picks given the slowest link among the dimensions it involves.
+void Simulator::setProtocol(Instance &inst, const TraceNode &n) const {
+  if (opts_.system.protocol == coll::Protocol::None)
+    return;
+  const auto &dims = net_.topology().spec().dims;
+  double slowest = 0;
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (!n.involvedDims || (n.involvedDims >> d & 1)) {
+      double bw = dims[d].bandwidth.value() / 1e9;
+      slowest = slowest > 0 ? std::min(slowest, bw) : bw;
+    }
+  inst.protocol = coll::chooseProtocol(opts_.system.protocol, inst.plan, inst.chunks, slowest);
+  coll::ProtocolCost c = coll::protocolCost(inst.protocol);
+  inst.protoBasePs = timeFromPs(c.baseNs * 1000);
+  inst.protoStepPs = timeFromPs(c.stepNs * 1000);
+  inst.wireScale = c.wireScale;
 }
 
 /// The instance this node joins, created by the first member to arrive.
@@ -251,7 +271,7 @@ void Simulator::sendStep(uint32_t id, uint32_t member, uint32_t chunk, uint32_t 
                           : ph.gridAxis >= 0 ? inst.grid->member[uint32_t(peerLocal)]
                                              : uint32_t(peerPos);
     Message m;
-    m.bytes = st.bytes;
+    m.bytes = st.bytes * inst.wireScale;
     m.inst = id;
     m.member = peerMember;
     m.slot = chunk * inst.numSteps + uint32_t(int(step) + st.recvOffset);

@@ -1,6 +1,7 @@
 //===- Simulator.cpp - Event loop, messages, point-to-point ---------------===//
 
 #include "rapid/Engine/Simulator.h"
+#include "rapid/Support/SimTime.h"
 
 #include <fmt/format.h>
 
@@ -45,6 +46,14 @@ void Simulator::inject(uint32_t src, uint32_t dst, Message m, uint32_t srcNode) 
   m.route = *route;
   m.hop = 0;
   m.tailPs = now_;
+  // A protocol's step takes at least its handshake; the path's own
+  // latency counts towards it.
+  if (m.inst != kNone && instances_[m.inst].protoStepPs > 0) {
+    int64_t pathPs = 0;
+    for (uint32_t h = 0; h < m.route.length; ++h)
+      pathPs = addTime(pathPs, net_.topology().links()[net_.router().link(m.route, h)].latencyPs);
+    m.holdPs = std::max<int64_t>(0, instances_[m.inst].protoStepPs - pathPs);
+  }
   uint32_t id;
   if (!freeMessages_.empty()) {
     id = freeMessages_.back();
@@ -56,7 +65,7 @@ void Simulator::inject(uint32_t src, uint32_t dst, Message m, uint32_t srcNode) 
   }
   if (net_.mode() == net::NetMode::Analytical || !m.route.length) {
     messages_[id].hop = m.route.length;
-    queue_.push(net_.sendAlphaBeta(now_, m.route, m.bytes), MsgArrive, id, 0);
+    queue_.push(addTime(net_.sendAlphaBeta(now_, m.route, m.bytes), m.holdPs), MsgArrive, id, 0);
     return;
   }
   forward(id);
@@ -70,7 +79,9 @@ void Simulator::forward(uint32_t id) {
   net::HopTimes t = net_.sendHop(now_, net_.router().link(m.route, m.hop), m.bytes, m.tailPs);
   m.tailPs = t.tailPs;
   ++m.hop;
-  queue_.push(m.hop < m.route.length ? t.headPs : t.tailPs, MsgArrive, id, 0);
+  // After the last link the receiver sees it once its protocol's handshake
+  // is done too (holdPs); the links are free at tailPs regardless.
+  queue_.push(m.hop < m.route.length ? t.headPs : addTime(t.tailPs, m.holdPs), MsgArrive, id, 0);
 }
 
 void Simulator::onArrive(uint32_t id) {

@@ -51,7 +51,7 @@ const llvm::StringRef kKnownKeys[] = {
     "preferred-dataset-splits", "active-chunks-per-dimension", "all-reduce-implementation",
     "all-gather-implementation", "reduce-scatter-implementation", "all-to-all-implementation",
     "roofline-enabled", "peak-perf", "local-mem-bw", "endpoint-delay", "local-reduction-delay",
-    "model-shared-bus",
+    "model-shared-bus", "collective-protocol",
     // read by Astra-Sim, not by us (docs/runtime.md)
     "scheduling-policy", "collective-optimization", "intra-dimension-scheduling",
     "inter-dimension-scheduling", "boost-mode", "trace-enabled", "replay-only", "track-local-mem",
@@ -126,6 +126,14 @@ llvm::Expected<SystemConfig> fromJson(const std::string &path, const llvm::json:
   for (int k = 0; k < 4; ++k)
     if (auto err = readAlgorithms(path, *o, kAlgorithmKeys[k], cfg.algorithms.perKind[k]))
       return err;
+  if (const llvm::json::Value *v = o->get("collective-protocol")) {
+    std::optional<llvm::StringRef> name = v->getAsString();
+    std::optional<coll::Protocol> p = name ? coll::parseProtocol(*name) : std::nullopt;
+    if (!p)
+      return configError(path, fmt::format("'collective-protocol': expected none, LL, LL128, Simple or auto, found {}",
+                                           name ? "'" + name->str() + "'" : std::string("a non-string")));
+    cfg.protocol = *p;
+  }
   return cfg;
 }
 
@@ -164,6 +172,8 @@ std::string writeSystemConfigJson(const SystemConfig &cfg) {
         j.attributeArray(kAlgorithmKeys[k], [&] {
           for (coll::Algorithm a : cfg.algorithms.perKind[k]) j.value(coll::algorithmName(a));
         });
+    if (cfg.protocol != coll::Protocol::None)
+      j.attribute("collective-protocol", coll::protocolName(cfg.protocol));
     j.attribute("roofline-enabled", cfg.roofline ? 1 : 0);
     if (cfg.roofline)
       j.attribute("peak-perf", cfg.peakFlopsPerNs * 1e9 / 1e12);

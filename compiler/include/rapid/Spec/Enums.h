@@ -36,6 +36,10 @@ enum class TensorCoreOperands : uint8_t { Registers, Shared };
 /// FlashAttention-3 / cuDNN's Hopper kernel (wgmma from shared memory, the
 /// softmax of one warpgroup overlapping the matrix products of another).
 enum class AttentionKernel : uint8_t { Flash2, Flash3 };
+/// The protocol a stack's collective library moves data with (NCCL's LL,
+/// LL128, Simple; auto as NCCL picks per collective); none: the network
+/// alone, no library costs.
+enum class CollectiveProtocol : uint8_t { None, LL, LL128, Simple, Auto };
 /// Which kernels a stack replays from captured CUDA graphs.
 enum class CudaGraphs : uint8_t { None, Decode, All };
 /// How a serving engine batches requests (docs/serving.md).
@@ -88,6 +92,9 @@ template <> struct EnumInfo<TensorCoreOperands> {
 };
 template <> struct EnumInfo<AttentionKernel> {
   static constexpr std::string_view names[] = {"flash2", "flash3"};
+};
+template <> struct EnumInfo<CollectiveProtocol> {
+  static constexpr std::string_view names[] = {"none", "ll", "ll128", "simple", "auto"};
 };
 template <> struct EnumInfo<CudaGraphs> {
   static constexpr std::string_view names[] = {"none", "decode", "all"};

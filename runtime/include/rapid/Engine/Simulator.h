@@ -133,6 +133,11 @@ private:
     uint32_t involved = 0, group = 0;
     uint64_t seq = 0;
     coll::Plan plan;
+    /// NCCL's protocol for this instance (Protocol.h): its start cost, the
+    /// least time a step's message takes, and wire bytes per data byte.
+    coll::Protocol protocol = coll::Protocol::None;
+    int64_t protoBasePs = 0, protoStepPs = 0;
+    double wireScale = 1;
     uint32_t chunks = 1, numSteps = 0, membersLeft = 0, membersJoined = 0;
     const std::vector<int> *members = nullptr; ///< null: every rank
     const coll::GroupGrid *grid = nullptr;     ///< the group's grid, when it is one
@@ -159,6 +164,7 @@ private:
     net::Route route;
     uint32_t hop = 0;  ///< next link to take; == route.length: delivering
     int64_t tailPs = 0; ///< when the last byte reaches the current node
+    int64_t holdPs = 0; ///< delivered this long after its tail arrives: the rest of its protocol's step
     uint32_t inst = kNone, member = 0, slot = 0; ///< collective delivery
     uint32_t channel = kNone, srcRank = 0, srcNode = 0; ///< point-to-point
   };
@@ -195,6 +201,7 @@ private:
   void startFullInstances();
   uint32_t findInstance(uint32_t r, const trace::TraceNode &n, uint32_t group);
   void createInstance(Instance &inst, uint32_t r, const trace::TraceNode &n);
+  void setProtocol(Instance &inst, const trace::TraceNode &n) const;
   void runChunk(uint32_t inst, uint32_t member, uint32_t chunk);
   void finishChunk(uint32_t inst, uint32_t member);
   void sendStep(uint32_t inst, uint32_t member, uint32_t chunk, uint32_t step);

@@ -17,10 +17,14 @@
 //   "reduce-scatter-implementation", "all-to-all-implementation":
 //       per-dimension lists of "ring" | "direct" | "halvingDoubling"
 //   "roofline-enabled": 0/1, "peak-perf": TFLOP/s, "local-mem-bw": GB/s
+//   "collective-protocol" (rapid's own): "none" (default), "LL", "LL128",
+//       "Simple" or "auto": NCCL's protocol costs on every collective
+//       (Protocol.h)
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "rapid/Collectives/Plan.h"
+#include "rapid/Collectives/Protocol.h"
 
 namespace rapid::engine {
 
@@ -35,6 +39,7 @@ struct SystemConfig {
   bool sharedBus = false;           ///< model-shared-bus
   int64_t reductionNsPer100B = 1;   ///< local-reduction-delay (shared bus only)
   coll::AlgorithmTable algorithms;
+  coll::Protocol protocol = coll::Protocol::None;
   bool roofline = false;
   double peakFlopsPerNs = 0; ///< from peak-perf
   double memBytesPerNs = 0;  ///< from local-mem-bw, for the roofline

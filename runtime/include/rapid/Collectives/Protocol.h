@@ -1,0 +1,50 @@
+//===- Protocol.h - NCCL's protocols as costs on a plan --------*- C++ -*-===//
+//
+// NCCL moves a collective's data with one of three protocols, a trade of
+// latency against bandwidth (NCCL's tuning model, src/graph/tuning.cc):
+//   LL      8-byte stores carrying 4 bytes of data and a 4-byte flag: the
+//           receiver sees data as it lands (lowest latency), half the
+//           bandwidth;
+//   LL128   128-byte lines carrying 120 bytes, flagged per line: near full
+//           bandwidth, a little more latency;
+//   Simple  plain copies with a fence and a flag per step: full bandwidth,
+//           the most latency per step.
+// A protocol adds three things to a collective the runtime simulates
+// (docs/runtime.md, "Protocols"):
+//   base    once per collective: its kernel's start and setup;
+//   step    each step's message reaches its receiver no sooner than this
+//           after it was sent (the flag handshake); the network's own path
+//           latency counts where it is longer, serialisation on top;
+//   wire    bytes on the wire per byte of data.
+// `Auto` chooses per collective as NCCL does, by the smallest
+// base + steps x step + wire bytes / bandwidth. None is the network alone.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "rapid/Collectives/Plan.h"
+
+#include <optional>
+#include <string_view>
+
+namespace rapid::coll {
+
+enum class Protocol : uint8_t { None, LL, LL128, Simple, Auto };
+
+/// "none", "LL", "LL128", "Simple", "auto" (NCCL_PROTO's spelling; any case).
+std::optional<Protocol> parseProtocol(std::string_view name);
+const char *protocolName(Protocol p);
+
+struct ProtocolCost {
+  double baseNs = 0;     ///< once per collective
+  double stepNs = 0;     ///< least time from a step's send to its receipt
+  double wireScale = 1;  ///< wire bytes per data byte
+};
+
+/// The costs of a concrete protocol (None: all zero, wire 1).
+ProtocolCost protocolCost(Protocol p);
+
+/// What `Auto` picks for `plan` run in `chunks` chunks when its slowest
+/// link moves `bytesPerNs`; a concrete protocol is returned as it is.
+Protocol chooseProtocol(Protocol p, const Plan &plan, uint32_t chunks, double bytesPerNs);
+
+} // namespace rapid::coll

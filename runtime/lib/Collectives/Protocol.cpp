@@ -1,0 +1,75 @@
+//===- Protocol.cpp - NCCL's protocols as costs on a plan -----------------===//
+//
+// The figures are NCCL's own model of its ring (src/graph/tuning.cc, NCCL
+// 2.19 to 2.28, unchanged across those releases): base latencies 6.6 / 14.0
+// / 8.4 us for LL / LL128 / Simple, and per-step latencies over NVLink of
+// 0.6 / 1.9 / 3.4 us. NVLink's is the fastest fabric NCCL tables, so its
+// per-step figure is the protocol's own handshake; a slower fabric's extra
+// latency is the simulated path's (the step cost is a floor, not an
+// addition). Bandwidth: NCCL models LL at half the bus bandwidth and LL128
+// at 0.92 of it (120 of every 128 bytes, plus flag polling). NCCL's
+// per-generation caps on LL and LL128 bandwidth per channel are not
+// modelled.
+//===----------------------------------------------------------------------===//
+
+#include "rapid/Collectives/Protocol.h"
+
+#include <cctype>
+#include <string>
+
+namespace rapid::coll {
+
+static const char *const kNames[] = {"none", "LL", "LL128", "Simple", "auto"};
+
+std::optional<Protocol> parseProtocol(std::string_view name) {
+  auto lower = [](std::string_view s) {
+    std::string out(s);
+    for (char &c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  for (int i = 0; i < 5; ++i)
+    if (lower(name) == lower(kNames[i])) return Protocol(i);
+  return std::nullopt;
+}
+
+const char *protocolName(Protocol p) { return kNames[int(p)]; }
+
+ProtocolCost protocolCost(Protocol p) {
+  switch (p) {
+  case Protocol::LL: return {6600, 600, 2.0};
+  case Protocol::LL128: return {14000, 1900, 1 / 0.92};
+  case Protocol::Simple: return {8400, 3400, 1.0};
+  case Protocol::None:
+  case Protocol::Auto: break;
+  }
+  return {};
+}
+
+/// Messages a member sends in step `st` of a phase of p positions (a tree
+/// member sends to its parent or its children: at most two).
+static double messagesPerStep(const Step &st, int p) {
+  switch (st.pattern) {
+  case Pattern::All: return p - 1;
+  case Pattern::TreeGather: return 0;
+  case Pattern::TreeDown: return 2;
+  default: return 1;
+  }
+}
+
+Protocol chooseProtocol(Protocol p, const Plan &plan, uint32_t chunks, double bytesPerNs) {
+  if (p != Protocol::Auto) return p;
+  double wireBytes = 0;
+  for (const Step &st : plan.steps)
+    wireBytes += st.bytes * messagesPerStep(st, plan.phases[st.phase].size) * chunks;
+  double steps = double(plan.steps.size());
+  Protocol best = Protocol::LL;
+  double bestNs = 0;
+  for (Protocol q : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+    ProtocolCost c = protocolCost(q);
+    double ns = c.baseNs + steps * c.stepNs + (bytesPerNs > 0 ? wireBytes * c.wireScale / bytesPerNs : 0);
+    if (q == Protocol::LL || ns < bestNs) best = q, bestNs = ns;
+  }
+  return best;
+}
+
+} // namespace rapid::coll
