@@ -14,6 +14,11 @@ compare.py KIND CSV MAX_MEDIAN MAX_WORST
        examples/validation/vllm_serving.rapid named after each case
        (h100_llama3_8b_tp1_n10 -> h100_8b_n10); compares the run's duration
        and its median TTFT, TPOT and end-to-end latency (four rows a case).
+  KIND megatron1: rows of megatron_table1.csv against gpt_<params>b of
+       examples/validation/megatron_table1.rapid (gpt_1_7b ... gpt_1t);
+       compares achieved teraFLOP/s per GPU, the paper's Eq. 3 FLOPs,
+       96 B s l h^2 (1 + s/6h + V/16lh) with s 2048 and V 51,200, over the
+       predicted step_time_s and the row's GPUs.
 Prints one line per row and the median and worst absolute relative error;
 fails when either is above its bound (fractions, e.g. 0.25) or a row has no
 prediction."""
@@ -34,6 +39,8 @@ for line in sys.stdin:
         key = (pt.get("recompute", ""), "on" if pt.get("sp") else "off")
         predicted[key + ("fwd",)] = b["layer_forward_s"] * 1e3
         predicted[key + ("bwd",)] = b["layer_backward_s"] * 1e3
+    elif kind == "megatron1" and "step_time_s" in o:
+        predicted[(o["experiment"], "")] = (o["step_time_s"], o["gpus"])
     elif kind == "llama2" and "total_s" in o:
         predicted[(o["experiment"], "")] = o["total_s"]
     elif kind == "vllm" and "serving" in o:
@@ -56,12 +63,27 @@ def rows():
             for part, column, scale in (("duration", "duration_s", 1), ("ttft", "median_ttft_ms", 1e-3),
                                         ("tpot", "median_tpot_ms", 1e-3), ("e2e", "median_latency_ms", 1e-3)):
                 yield f"{name} {part}", (name, part), float(row[column]) * scale, "s"
+        elif kind == "megatron1":
+            size = "1t" if row["params_b"] == "1008.0" else row["params_b"].replace(".", "_") + "b"
+            yield f"gpt_{size}", (f"gpt_{size}", ""), float(row["tflops_per_gpu"]), "TFLOP/s"
         elif kind == "korthikanti":
             key, measured = (row["model"], row["recompute"]), float(row["iteration_s"])
             yield f"{row['model']} {row['recompute']}{' + SP' if row['sequence_parallel'] == 'true' else ''}", key, measured, "s"
         else:
             yield f"{row['model']} tp={row['tp']}", (f"{row['model']}_tp{row['tp']}", ""), float(row["total_s"]), "s"
 
+
+def eq3_tflops_per_gpu(row, step_s, gpus):
+    """Narayanan et al. Eq. 3 over the predicted step, per GPU."""
+    b, l, h = (float(row[k]) for k in ("global_batch", "layers", "hidden"))
+    s, v = 2048.0, 51200.0
+    return 96 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h)) / step_s / gpus / 1e12
+
+
+if kind == "megatron1":
+    by_key = {(f"gpt_{'1t' if r['params_b'] == '1008.0' else r['params_b'].replace('.', '_') + 'b'}", ""): r
+              for r in csv.DictReader(open(table))}
+    predicted = {k: eq3_tflops_per_gpu(by_key[k], *v) for k, v in predicted.items() if k in by_key}
 
 errors = []
 for name, key, measured, unit in rows():
