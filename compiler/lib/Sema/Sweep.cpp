@@ -27,6 +27,10 @@ struct Axis {
   std::string label; ///< as written: "tp"
   std::string path;  ///< resolved: "parallel.tp"
   std::vector<Value> values;
+  /// A search's field that follows from the axes before it (dp from the
+  /// GPUs left, sp from tp): one value, computed per point.
+  std::function<Value(const FieldValues &)> derived;
+  bool hidden = false; ///< derived and left out of the point's label
 };
 /// A computed sweep value that cannot be the field's value (`dp = 8 / 16`)
 /// makes the point infeasible rather than the file wrong.
@@ -85,9 +89,11 @@ struct SweepPlan {
 /// A search adds an axis for every layout choice its body leaves open: the
 /// parallel degrees over the network's GPUs (tensor parallelism within the
 /// first dimension, pipeline stages that split the layers evenly), sequence
-/// parallelism with TP, and for training the micro-batch, recompute and
-/// ZeRO stage 1. Combinations whose degrees do not multiply to the GPUs are
-/// dropped; the rest are points like a sweep's (docs/language.md).
+/// parallelism with TP, and for training context parallelism, expert
+/// parallelism (MoE models), interleaved virtual stages, the micro-batch,
+/// recompute and ZeRO stage 1. Combinations whose degrees do not multiply
+/// to the GPUs, or that the schedule cannot run, are dropped; the rest are
+/// points like a sweep's (docs/language.md).
 void addLayoutAxes(Sema &sema, SweepPlan &plan) {
   ExperimentPoint base = sema.resolvePoint(*plan.exp, {});
   int64_t gpus = base.network.gpus, fast = base.network.dims.empty() ? gpus : base.network.dims.front().size;
@@ -95,9 +101,21 @@ void addLayoutAxes(Sema &sema, SweepPlan &plan) {
   for (const Axis &a : plan.axes) written.insert(a.path);
   for (const auto &[path, a] : plan.assigns) written.insert(path);
   auto add = [&](const char *label, const char *path, std::vector<Value> values) {
-    if (written.count(path) || values.empty()) return;
+    if (written.count(path) || values.empty()) return false;
     plan.total = std::min(plan.total * values.size(), kMaxPoints + 1);
-    plan.axes.push_back({label, path, std::move(values)});
+    plan.axes.push_back({label, path, std::move(values), {}});
+    return true;
+  };
+  auto num = [](const FieldValues &v, const char *path, double fallback) {
+    auto it = v.find(path);
+    return it != v.end() && it->second.isNumber() ? it->second.num() : fallback;
+  };
+  const ParallelSpec par = base.parallel;
+  // One value per point, from the axes before it.
+  auto derive = [&](const char *label, const char *path, std::function<Value(const FieldValues &)> f,
+                    bool hidden = false) {
+    if (written.count(path)) return;
+    plan.axes.push_back({label, path, {Value::number(0)}, std::move(f), hidden});
   };
   auto divisors = [&](auto fits) {
     std::vector<Value> out;
@@ -105,10 +123,43 @@ void addLayoutAxes(Sema &sema, SweepPlan &plan) {
       if (gpus % d == 0 && fits(d)) out.push_back(Value::number(double(d)));
     return out;
   };
+  // Megatron-LM's order of the degrees: tp, cp, pp (and its chunks), dp, ep.
   add("tp", "parallel.tp", divisors([&](int64_t d) { return d <= fast && base.model.heads % d == 0; }));
+  if (base.training) {
+    // Context parallelism in load-balanced halves (Megatron-LM splits the
+    // sequence into 2 x cp chunks) of at least kMinCpTokens tokens a rank:
+    // shorter chunks leave attention too little work to hide the K/V
+    // exchange, and nobody runs them.
+    constexpr int64_t kMinCpTokens = 1024;
+    int64_t seq = base.training->seq;
+    add("cp", "parallel.cp", divisors([&](int64_t d) { return seq % (2 * d) == 0 && seq / d >= kMinCpTokens; }));
+  }
   add("pp", "parallel.pp", divisors([&](int64_t d) { return base.model.layers % d == 0; }));
-  add("dp", "parallel.dp", divisors([](int64_t) { return true; }));
-  add("sp", "parallel.sp", {Value::boolean(false), Value::boolean(true)});
+  bool stagesAxis = false;
+  if (base.training && !written.count("training.schedule")) {
+    std::vector<Value> chunks;
+    for (int64_t v : {1, 2, 4, 8})
+      if (base.model.layers % v == 0) chunks.push_back(Value::number(double(v)));
+    stagesAxis = add("virtual_stages", "training.virtual_stages", chunks);
+  }
+  // One chunk a stage is the experiment's own schedule (1F1B for an
+  // interleaved one); more are Megatron-LM's interleaved schedule.
+  if (stagesAxis) {
+    Schedule own = base.training->schedule == Schedule::Interleaved ? Schedule::OneFOneB : base.training->schedule;
+    derive("schedule", "training.schedule", [=](const FieldValues &v) {
+      return Value::symbol(std::string(nameOf(num(v, "training.virtual_stages", 1) > 1 ? Schedule::Interleaved : own)));
+    }, /*hidden=*/true);
+  }
+  // The GPUs the other degrees leave (a fraction when they do not divide:
+  // `keep` drops the point).
+  derive("dp", "parallel.dp", [=](const FieldValues &v) {
+    double others = num(v, "parallel.tp", double(par.tp)) * num(v, "parallel.cp", double(par.cp)) *
+                    num(v, "parallel.pp", double(par.pp));
+    return Value::number(double(gpus) / others);
+  });
+  if (base.training && base.model.experts > 1)
+    add("ep", "parallel.ep", divisors([&](int64_t d) { return base.model.experts % d == 0; }));
+  derive("sp", "parallel.sp", [=](const FieldValues &v) { return Value::boolean(num(v, "parallel.tp", double(par.tp)) > 1); });
   if (base.training) {
     std::vector<Value> micro;
     for (int64_t m = 1; m <= std::min<int64_t>(8, base.training->globalBatch); m *= 2) micro.push_back(Value::number(double(m)));
@@ -120,21 +171,30 @@ void addLayoutAxes(Sema &sema, SweepPlan &plan) {
     add("recompute", "training.recompute", recompute);
     add("zero", "training.zero", {Value::number(0), Value::number(1)});
   }
-  auto num = [](const FieldValues &v, const char *path, double fallback) {
-    auto it = v.find(path);
-    return it != v.end() && it->second.isNumber() ? it->second.num() : fallback;
-  };
-  const ParallelSpec par = base.parallel;
   std::optional<TrainingSpec> training = base.training;
+  bool cpWritten = written.count("parallel.cp") > 0;
+  int64_t layers = base.model.layers;
+  bool uneven = par.firstStageLayers > 0 || par.lastStageLayers > 0;
   plan.keep = [=](const FieldValues &v) {
     double tp = num(v, "parallel.tp", double(par.tp)), dp = num(v, "parallel.dp", double(par.dp));
-    double product = tp * num(v, "parallel.cp", double(par.cp)) * num(v, "parallel.pp", double(par.pp)) * dp;
+    double pp = num(v, "parallel.pp", double(par.pp)), ep = num(v, "parallel.ep", double(par.ep));
+    double product = tp * num(v, "parallel.cp", double(par.cp)) * pp * dp;
+    if (dp < 1 || dp != std::floor(dp)) return false; // the other degrees do not divide the GPUs
+    // TP and CP stay on the fast links (a written cp axis may leave them).
+    if (!cpWritten && tp * num(v, "parallel.cp", double(par.cp)) > double(fast)) return false;
     auto sp = v.find("parallel.sp");
     if (sp != v.end() && sp->second.kind == Value::Kind::Bool && sp->second.b != (tp > 1)) return false;
+    if (ep > 1 && std::fmod(dp, ep) != 0) return false; // experts spread within the DP group
     if (training) { // whole microbatches per replica
       double micro = num(v, "training.micro_batch", double(training->microBatch));
       double batch = num(v, "training.global_batch", double(training->globalBatch));
       if (std::fmod(batch, micro * dp) != 0) return false;
+      if (stagesAxis) { // chunks of whole layers; interleaving wants pp >= 2 and whole rounds of pp microbatches
+        double chunks = num(v, "training.virtual_stages", 1);
+        if (chunks > 1 && (pp < 2 || uneven || std::fmod(double(layers), pp * chunks) != 0 ||
+                           std::fmod(batch / (micro * dp), pp) != 0))
+          return false;
+      }
     }
     return product == double(gpus);
   };
@@ -209,7 +269,10 @@ Outcome pointAt(Sema &sema, const SweepPlan &plan, size_t n, const std::string &
     overrides[a.path] = a.values[rest % a.values.size()];
     rest /= a.values.size();
   }
-  for (const Axis &a : plan.axes) point.emplace_back(a.label, overrides[a.path]);
+  for (const Axis &a : plan.axes) {
+    if (a.derived) overrides[a.path] = a.derived(overrides);
+    if (!a.hidden) point.emplace_back(a.label, overrides[a.path]);
+  }
   // Assignments see the axes and each other; the scope is rebuilt after each
   // one because it caches what it has evaluated.
   std::optional<RecordScope> scope;
