@@ -5,7 +5,9 @@
 // changes: its gpu (device work moved by the compute model when the profile
 // names the gpu it ran on), its network and explicit link faults (with
 // `collectives = network`). The step is the slowest rank's; the breakdown is
-// rank 0's.
+// rank 0's. A fault set's `random` sections are Monte Carlo studies over
+// the same profile: each distinct draw replays it again with those faults
+// on top of the explicit ones (the traces are read once).
 //===----------------------------------------------------------------------===//
 
 #include "Workload.h"
@@ -18,7 +20,7 @@
 
 namespace rapid::run {
 
-llvm::Expected<RunResult> runReplay(const ExperimentPoint &point) {
+llvm::Expected<RunResult> runReplay(const ExperimentPoint &point, unsigned jobs) {
   const ReplaySpec &spec = *point.replay;
   profile::ReadOptions ro;
   ro.step = spec.step;
@@ -39,15 +41,30 @@ llvm::Expected<RunResult> runReplay(const ExperimentPoint &point) {
   }
   llvm::Expected<profile::ReplayResult> r = profile::replay(*set, opts);
   if (!r) return r.takeError();
+  auto slowest = [](const profile::ReplayResult &res) {
+    double t = 0;
+    for (const profile::RankReplay &k : res.ranks) t = std::max(t, double(k.replayedNs) / 1e9);
+    return t;
+  };
   RunResult out;
   out.simulated = true;
-  for (const profile::RankReplay &k : r->ranks) out.stepTime = std::max(out.stepTime, double(k.replayedNs) / 1e9);
+  out.stepTime = slowest(*r);
   const profile::Breakdown &b = r->ranks.front().replayed;
   out.computeTime = double(b.computeNs) / 1e9;
   out.exposedComm = double(b.exposedCommNs) / 1e9;
   out.idle = double(b.idleNs) / 1e9;
   out.events = r->sim.events;
   out.simulatedRanks = int64_t(r->ranks.size());
+  llvm::Expected<std::vector<FaultStudy>> studies = faultStudies(point, jobs, [&](std::vector<net::Fault> f) {
+    profile::ReplayOptions sample = opts;
+    sample.faults.insert(sample.faults.end(), f.begin(), f.end());
+    llvm::Expected<profile::ReplayResult> s = profile::replay(*set, sample);
+    if (!s) return llvm::Expected<double>(s.takeError());
+    return llvm::Expected<double>(slowest(*s));
+  });
+  if (!studies) return studies.takeError();
+  out.faultStudies = std::move(*studies);
+  for (FaultStudy &f : out.faultStudies) f.baseline = out.stepTime;
   return out;
 }
 

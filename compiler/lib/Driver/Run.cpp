@@ -355,7 +355,7 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
   if (point.replay) {
     if (!opts.timeline.empty())
       return llvm::createStringError("--timeline is rapid-trace's for a replay: rapid-trace replay DIR --timeline FILE");
-    return run::runReplay(point);
+    return run::runReplay(point, opts.jobs);
   }
   bool training = point.isTraining();
   PipelineOptions po;

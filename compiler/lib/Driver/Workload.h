@@ -39,7 +39,7 @@ llvm::Expected<double> finishSeconds(const ir::Program &prog, const ExperimentPo
 llvm::Expected<RunResult> runServing(const ExperimentPoint &point);
 
 /// A replay point: a profiled job on the point's GPU and network (Replay.cpp).
-llvm::Expected<RunResult> runReplay(const ExperimentPoint &point);
+llvm::Expected<RunResult> runReplay(const ExperimentPoint &point, unsigned jobs);
 
 /// Applies the point's explicit link faults to its network.
 llvm::Error applyPointFaults(const ExperimentPoint &point, net::Topology &topo);

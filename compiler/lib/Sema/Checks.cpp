@@ -257,8 +257,9 @@ struct Checker {
   void replay(const ReplaySpec &r) {
     if (r.trace.empty()) fail("replay.trace", "a replay needs its trace folder: trace = \"DIR\" (per-rank Kineto traces)");
     faults();
-    if (p.faults && !p.faults->random.empty())
-      fail("faults", "fault set '{}' draws random faults; a replay runs its explicit link faults only", p.faults->name);
+    if (p.faults && r.collectives == ReplayCollectives::Measured)
+      fail("faults", "fault set '{}' acts on the network, but this replay keeps every collective's profiled time; set "
+           "replay.collectives = network", p.faults->name);
   }
 
   void faults() {
