@@ -48,7 +48,7 @@ std::optional<BlockKey> blockOf(const Op &op) {
   if (op.kind == OpKind::Send || op.kind == OpKind::Recv || op.kind == OpKind::Optimizer) return std::nullopt;
   // The pipeline transfer's TP all-gather (scatter/gather) belongs to no block.
   if (llvm::StringRef(op.name).starts_with("pp.")) return std::nullopt;
-  if (op.isComm() && (op.group == ir::Group::DP || op.group == ir::Group::DPCP)) return std::nullopt;
+  if (op.isComm() && ir::isDataParallel(op.group)) return std::nullopt;
   bool backward = op.phase == ir::Phase::Backward || op.phase == ir::Phase::Recompute;
   if (op.layer >= 0) return BlockKey{op.layer, backward, 0};
   return BlockKey{-1, backward, llvm::StringRef(op.name).starts_with("embed") ? 1 : 2};

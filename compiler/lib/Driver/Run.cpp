@@ -40,7 +40,9 @@ ExposedByGroup exposedByGroup(const engine::RankResult &r0, const std::map<int, 
     case ir::Group::CP: out.cp += s; break;
     case ir::Group::PP: out.pp += s; break;
     case ir::Group::DP:
-    case ir::Group::DPCP: out.dp += s; break;
+    case ir::Group::DPCP:
+    case ir::Group::Shard:
+    case ir::Group::Replica: out.dp += s; break;
     case ir::Group::EP: out.ep += s; break;
     case ir::Group::None: break;
     }

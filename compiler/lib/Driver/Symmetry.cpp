@@ -192,7 +192,7 @@ bool isCollective(const ir::Op &op) {
 }
 
 bool isDataParallel(const ir::Op &op) {
-  return isCollective(op) && (op.group == ir::Group::DP || op.group == ir::Group::DPCP);
+  return isCollective(op) && ir::isDataParallel(op.group);
 }
 
 Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net, bool faulted) {

@@ -13,6 +13,8 @@ int64_t Layout::degree(Group g) const {
   case Group::PP: return pp;
   case Group::EP: return ep;
   case Group::DPCP: return dp * cp;
+  case Group::Shard: return shard * cp;
+  case Group::Replica: return dp / shard;
   case Group::None: break;
   }
   return 1;
@@ -85,6 +87,8 @@ const char *groupName(Group g) {
   case Group::EP: return "ep";
   case Group::PP: return "pp";
   case Group::DPCP: return "dpcp";
+  case Group::Shard: return "shard";
+  case Group::Replica: return "replica";
   }
   return "?";
 }

@@ -5,7 +5,7 @@
 
 namespace rapid {
 
-RankLayout::RankLayout(const ir::Layout &l) : dimSizes(l.dimSizes), ep(l.ep) {
+RankLayout::RankLayout(const ir::Layout &l) : dimSizes(l.dimSizes), ep(l.ep), shard(l.shard) {
   for (ir::Group g : l.rankOrder) {
     digits.push_back({g, l.degree(g), total});
     total *= l.degree(g);
@@ -46,6 +46,17 @@ std::vector<int64_t> RankLayout::members(int64_t rank, ir::Group g) const {
     expand(ir::Group::DP, 0, digit(ir::Group::DP)->size);
     expand(ir::Group::CP, 0, digit(ir::Group::CP)->size);
     break;
+  case ir::Group::Shard:
+    expand(ir::Group::DP, coord(rank, ir::Group::DP) / shard * shard, shard);
+    expand(ir::Group::CP, 0, digit(ir::Group::CP)->size);
+    break;
+  case ir::Group::Replica: {
+    std::vector<int64_t> next;
+    for (int64_t i = coord(rank, ir::Group::DP) % shard; i < digit(ir::Group::DP)->size; i += shard)
+      next.push_back(with(rank, ir::Group::DP, i));
+    out = std::move(next);
+    break;
+  }
   case ir::Group::None: break;
   }
   std::sort(out.begin(), out.end());

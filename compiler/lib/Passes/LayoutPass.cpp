@@ -81,7 +81,9 @@ void layoutPass(ir::Program &prog, const ExperimentPoint &p) {
   const ParallelSpec &par = p.parallel;
   l.tp = par.tp, l.cp = par.cp, l.pp = par.pp, l.dp = par.dp, l.ep = par.ep;
   l.sp = par.sp;
+  l.shard = l.dp;
   if (p.training) {
+    if (p.training->shardGroup > 0) l.shard = p.training->shardGroup;
     l.virtualStages = p.training->virtualStages;
     l.microbatches = p.training->globalBatch / (p.training->microBatch * l.dp);
   }

@@ -59,7 +59,7 @@ void memoryPass(ir::Program &prog, const ExperimentPoint &point) {
   const GpuSpec &gpu = point.gpu;
   const ir::MemoryFacts &mf = prog.memory;
   const ir::Layout &L = prog.layout;
-  double dp = double(L.dp * L.cp); // ZeRO shards over every rank holding the same weights
+  double dp = double(L.shard * L.cp); // ZeRO shards over every rank holding the same weights (or a block of them)
   RankLayout ranks(L);
   MemoryReport r;
   for (const ir::Graph &g : prog.stages) {

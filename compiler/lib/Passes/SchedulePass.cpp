@@ -164,13 +164,18 @@ private:
   /// gradients and shards the distributed optimizer over both).
   int64_t replicas() const { return L.dp * L.cp; }
   Group replicaGroup() const { return L.cp > 1 ? Group::DPCP : Group::DP; }
+  /// Ranks ZeRO shards over: all replicas, or with hybrid sharding a block
+  /// of them (the others hold the same shards).
+  bool hybrid() const { return L.shard < L.dp; }
+  int64_t shards() const { return L.shard * L.cp; }
+  Group shardGroup() const { return hybrid() ? Group::Shard : replicaGroup(); }
 
   /// ZeRO-3 / FSDP: each layer's parameters are gathered before use.
   void gatherParams(int64_t layer) {
-    if (sh.zero < 3 || replicas() == 1) return;
+    if (sh.zero < 3 || shards() == 1) return;
     c.layer = int32_t(layer);
-    Op op = collective(OpKind::AllGather, "zero3.param_allgather", replicaGroup(),
-                       sh.layerParams(layer) * sh.d / double(replicas()));
+    Op op = collective(OpKind::AllGather, "zero3.param_allgather", shardGroup(),
+                       sh.layerParams(layer) * sh.d / double(shards()));
     c.after(c.addDetached(std::move(op), {}));
   }
 
@@ -182,11 +187,17 @@ private:
     if (sh.gradReduceOverlap && (bucket >= sh.gradBucket || flush)) flushBucket();
   }
 
+  /// With hybrid sharding the bucket is reduce-scattered within the shard
+  /// group, then each shard all-reduced across the groups that hold it.
   void flushBucket() {
     if (bucket == 0) return;
     OpKind k = sh.zero >= 1 ? OpKind::ReduceScatter : OpKind::AllReduce;
-    gradComms.push_back(c.addDetached(collective(k, k == OpKind::AllReduce ? "dp.grad.allreduce" : "dp.grad.reducescatter",
-                                                 replicaGroup(), bucket), {c.last()}));
+    uint32_t reduce = c.addDetached(collective(k, k == OpKind::AllReduce ? "dp.grad.allreduce" : "dp.grad.reducescatter",
+                                               shardGroup(), bucket), {c.last()});
+    if (hybrid() && sh.zero >= 1)
+      reduce = c.addDetached(collective(OpKind::AllReduce, "dp.grad.replica_allreduce", Group::Replica,
+                                        bucket / double(shards())), {reduce});
+    gradComms.push_back(reduce);
     bucket = 0;
   }
 
@@ -196,10 +207,10 @@ private:
     c.phase = Phase::Update;
     c.micro = -1;
     c.layer = -1;
-    double params = stageParams(sh, stage) / (sh.zero >= 1 ? double(replicas()) : 1.0);
+    double params = stageParams(sh, stage) / (sh.zero >= 1 ? double(shards()) : 1.0);
     c.add(optimizerStep(sh, params));
-    if (sh.zero >= 1 && sh.zero < 3 && replicas() > 1)
-      c.add(collective(OpKind::AllGather, "zero.param_allgather", replicaGroup(), params * sh.d));
+    if (sh.zero >= 1 && sh.zero < 3 && shards() > 1)
+      c.add(collective(OpKind::AllGather, "zero.param_allgather", shardGroup(), params * sh.d));
   }
 
   const Shard &sh;

@@ -167,6 +167,14 @@ struct Checker {
            gb, mb, dp, micro, perStage, kMaxLayerPasses);
     if (interleaved && pp > 0 && micro % pp != 0)
       fail("training.global_batch", "an interleaved schedule needs the {} microbatches to be a multiple of pp = {}", micro, pp);
+    if (int64_t g = t.shardGroup; g > 0) {
+      if (dp > 0 && dp % g != 0)
+        fail("training.shard_group", "shard_group = {} does not divide dp = {}: hybrid sharding splits the data-parallel "
+             "ranks into groups of shard_group", g, dp);
+      if (t.zero == 0 && !t.fsdp)
+        fail("training.shard_group", "shard_group = {} shards ZeRO's state, but training.zero is 0 (set zero = 1 to 3 or "
+             "fsdp = on)", g);
+    }
   }
 
   void inference(const InferenceSpec &i) {

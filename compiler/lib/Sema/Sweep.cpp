@@ -223,7 +223,7 @@ std::optional<SweepPlan> planSweep(Sema &sema, const ast::Decl &sweep, size_t po
       std::string path = resolveAxisPath(*plan.exp, a->path, diags);
       Value v = constants.eval(*a->values);
       if (path.empty() || v.isError()) continue;
-      Axis axis{a->path.dotted(), path, v.kind == Value::Kind::List ? v.items : std::vector<Value>{v}};
+      Axis axis{a->path.dotted(), path, v.kind == Value::Kind::List ? v.items : std::vector<Value>{v}, {}};
       // Saturates rather than wraps: ten axes of 100,000 values overflow size_t.
       plan.total = std::min(plan.total * std::max<size_t>(axis.values.size(), 1), kMaxPoints + 1);
       plan.axes.push_back(std::move(axis));

@@ -57,7 +57,17 @@ enum class Phase : uint8_t { Forward, Backward, Recompute, Update };
 enum class Group : uint8_t {
   None, TP, CP, DP, EP, PP,
   DPCP, ///< data and context parallel ranks together: they hold the same weights
+  /// Hybrid sharding (Layout::shard < dp): a block of `shard` consecutive
+  /// DP ranks with every CP rank, which ZeRO shards over; and the ranks at
+  /// the same place in every block, which reduce each shard's gradients.
+  Shard, Replica,
 };
+
+/// The groups of ranks that hold the same weights, or a part of them: what
+/// gradient reduction and ZeRO's gathers run over.
+inline bool isDataParallel(Group g) {
+  return g == Group::DP || g == Group::DPCP || g == Group::Shard || g == Group::Replica;
+}
 
 /// What set an op's time in the cost model.
 enum class Bound : uint8_t { None, Compute, Latency, SharedMemory, L2, HBM, Launch, Network };
@@ -106,6 +116,7 @@ struct Graph {
 /// each stage runs, and how the degrees lie over the network's ranks.
 struct Layout {
   int64_t tp = 1, cp = 1, pp = 1, dp = 1, ep = 1;
+  int64_t shard = 1; ///< DP ranks per ZeRO shard group (dp without hybrid sharding)
   bool sp = false;
   int64_t virtualStages = 1;
   int64_t microbatches = 1;

@@ -33,7 +33,7 @@ private:
   const Digit *digit(ir::Group g) const;
   std::vector<Digit> digits;       ///< fastest first
   std::vector<int64_t> dimSizes;   ///< network dimensions, fastest first
-  int64_t total = 1, ep = 1;
+  int64_t total = 1, ep = 1, shard = 1;
 };
 
 } // namespace rapid
