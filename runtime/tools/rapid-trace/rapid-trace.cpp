@@ -2,7 +2,8 @@
 //
 // rapid-trace replay DIR|FILE [--step N] [--start profiled|together]
 //                             [--kernel-scale F] [--gpu TO --profiled-gpu FROM [--import f.rapid]]
-//                             [--network net.json [--faults f.json] [--system s.json]]
+//                             [--network net.json [--faults f.json] [--system s.json]
+//                              [--protocol auto|LL|LL128|Simple|none]]
 //                             [--format text|json] [--timeline out.json]
 //
 // rapid-trace convert DIR|FILE -o OUT [the same options but --format/--timeline]
@@ -52,6 +53,11 @@ static cl::opt<std::string> faults("faults", cl::desc("link faults JSON (with --
                                    cl::sub(replayCmd), cl::sub(convertCmd));
 static cl::opt<std::string> system_("system", cl::desc("Astra-Sim-style system JSON (with --network)"),
                                     cl::value_desc("file"), cl::sub(replayCmd), cl::sub(convertCmd));
+static cl::opt<std::string> protocol("protocol",
+                                     cl::desc("NCCL protocol of the re-simulated collectives: auto (NCCL's choice, the "
+                                              "default), LL, LL128, Simple, or none (the network alone); overrides "
+                                              "--system's collective-protocol"),
+                                     cl::value_desc("name"), cl::sub(replayCmd), cl::sub(convertCmd));
 static cl::opt<std::string> outFormat("format", cl::desc("text (default) or json"), cl::init("text"),
                                       cl::sub(replayCmd));
 static cl::opt<std::string> outDir("o", cl::desc("folder for the Chakra traces"), cl::value_desc("dir"),
@@ -77,7 +83,8 @@ static std::pair<profile::TraceSet, profile::ReplayOptions> load() {
   profile::ReadOptions ro;
   ro.step = step;
   profile::TraceSet set = orDie(profile::loadTraceSet(input, ro));
-  if (network.empty() && (!faults.empty() || !system_.empty())) die("--faults and --system need --network");
+  if (network.empty() && (!faults.empty() || !system_.empty() || !protocol.empty()))
+    die("--faults, --system and --protocol need --network");
   if (gpu.empty() != profiledGpu.empty()) die("--gpu and --profiled-gpu go together");
   profile::ReplayOptions opts;
   opts.profiledStarts = start == "profiled";
@@ -85,6 +92,15 @@ static std::pair<profile::TraceSet, profile::ReplayOptions> load() {
   if (!network.empty()) opts.network = orDie(net::loadNetworkSpec(network));
   if (!faults.empty()) opts.faults = orDie(net::loadFaults(faults)), opts.faultsFile = faults;
   if (!system_.empty()) opts.system = orDie(engine::loadSystemConfig(system_));
+  // NCCL ran these collectives: its protocols by default, unless the
+  // system file or --protocol says otherwise.
+  if (!protocol.empty()) {
+    std::optional<coll::Protocol> p = coll::parseProtocol(protocol);
+    if (!p) die(fmt::format("--protocol must be auto, LL, LL128, Simple or none, found '{}'", std::string(protocol)));
+    opts.system.protocol = *p;
+  } else if (system_.empty()) {
+    opts.system.protocol = coll::Protocol::Auto;
+  }
   if (!gpu.empty())
     opts.deviceScale = orDie(profile::gpuScale(profiledGpu, gpu, {imports.begin(), imports.end()}, stdlibDir));
   return {std::move(set), std::move(opts)};
@@ -114,13 +130,18 @@ static int runConvert() {
     writeText(outDir + "/comm_group.json", coll::writeCommGroupsJson(r.groups));
     groups = fmt::format(" --comm-group {}/comm_group.json", std::string(outDir));
   }
+  std::string system;
+  if (opts.network) { // the collectives' settings, the protocol among them
+    writeText(outDir + "/system.json", engine::writeSystemConfigJson(opts.system));
+    system = fmt::format(" --system {}/system.json", std::string(outDir));
+  }
   engine::SimOptions so = profile::replaySimOptions(r, opts);
   outs() << fmt::format("wrote {} ranks ({} nodes) to {}.<rank>.et\n", r.workload.ranks.size(),
                         [&] { size_t n = 0; for (auto &g : r.workload.ranks) n += g.nodes.size(); return n; }(), prefix);
   outs() << fmt::format("run: rapid-sim --workload {} --network {}/network.json{} --compute-streams {} "
                         "--comm-streams {} --cpu-threads {}{}{}\n",
                         prefix, std::string(outDir), groups, so.computeStreams, so.commStreams, so.cpuThreads,
-                        opts.network ? "" : " --mode analytical", system_.empty() ? "" : " --system " + system_);
+                        opts.network ? "" : " --mode analytical", system);
   return 0;
 }
 
