@@ -10,6 +10,8 @@
 #include "et_def.pb.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -27,6 +29,55 @@ llvm::Error writeRankTrace(const std::string &path, const ir::Graph &g, int64_t 
                            const emit::Groups &groups) {
   return trace::writeEtFile(path, g.ops.size(),
                             [&](size_t i, Node &n) { emit::fillNode(n, g.ops[i], i, rank, layout, groups); });
+}
+
+/// `--compact`: each stage's program once, its rank-dependent fields as
+/// placeholders (runtime/lib/Trace/CompactWorkload.cpp reads them back):
+/// a collective's pg_name is the slot of its group kind among the stage's,
+/// a send's comm_dst and a receive's comm_src the peer's stage.
+llvm::Error writeCompact(const ir::Program &prog, const std::string &dir, const std::string &prefix,
+                         const RankLayout &layout, const emit::Groups &groups) {
+  std::vector<std::vector<ir::Group>> slots(prog.stages.size());
+  llvm::json::Array programs;
+  for (const ir::Graph &g : prog.stages) {
+    std::vector<ir::Group> &kinds = slots[g.stage];
+    for (const ir::Op &op : g.ops)
+      if (op.isComm() && op.group != ir::Group::PP && std::find(kinds.begin(), kinds.end(), op.group) == kinds.end())
+        kinds.push_back(op.group);
+    std::sort(kinds.begin(), kinds.end());
+    int64_t first = layout.firstRankOfStage(g.stage);
+    std::string file = fmt::format("{}.stage{}.et", prefix, g.stage);
+    llvm::Error e = trace::writeEtFile(dir + "/" + file, g.ops.size(), [&](size_t i, Node &n) {
+      const ir::Op &op = g.ops[i];
+      trace::TraceNode t = emit::traceNode(op, i, first, layout, groups);
+      if (t.kind == trace::NodeKind::Send) t.commSrc = g.stage, t.commDst = op.peer;
+      if (t.kind == trace::NodeKind::Recv) t.commSrc = op.peer, t.commDst = g.stage;
+      if (t.kind == trace::NodeKind::Coll)
+        t.pgName = uint32_t(std::find(kinds.begin(), kinds.end(), op.group) - kinds.begin()) + 1;
+      trace::writeNode(t, op.name, op.deps, n);
+    });
+    if (e) return e;
+    llvm::json::Array names;
+    for (ir::Group k : kinds) names.push_back(ir::groupName(k));
+    programs.push_back(llvm::json::Object{{"file", file}, {"slots", std::move(names)}});
+  }
+  llvm::json::Object involved;
+  for (const emit::Groups::Entry &e : groups.all()) {
+    llvm::json::Array dims;
+    for (bool b : e.involved) dims.push_back(b);
+    involved[std::to_string(e.id)] = std::move(dims);
+  }
+  llvm::json::Array ranks;
+  for (int64_t r = 0; r < layout.ranks(); ++r) {
+    int64_t stage = layout.coord(r, ir::Group::PP);
+    llvm::json::Array ids, pipeline;
+    for (ir::Group k : slots[stage]) ids.push_back(groups.of(r, k).id);
+    for (int64_t s = 0; s < int64_t(prog.stages.size()); ++s) pipeline.push_back(layout.with(r, ir::Group::PP, s));
+    ranks.push_back(llvm::json::Object{{"program", stage}, {"groups", std::move(ids)}, {"pipeline", std::move(pipeline)}});
+  }
+  llvm::json::Object map{{"format", "rapid-compact-chakra"}, {"version", 1}, {"programs", std::move(programs)},
+                         {"involved", std::move(involved)}, {"ranks", std::move(ranks)}};
+  return writeFile(fmt::format("{}/{}.ranks.json", dir, prefix), llvm::formatv("{0}", llvm::json::Value(std::move(map))).str() + "\n");
 }
 
 std::string sanitize(std::string s) {
@@ -69,7 +120,7 @@ llvm::Expected<std::vector<int64_t>> parseRankList(llvm::StringRef spec, llvm::S
 }
 
 llvm::Error emitChakra(const ir::Program &prog, const ExperimentPoint &point, const std::string &dir,
-                       const std::string &prefix, const std::vector<int64_t> *ranks) {
+                       const std::string &prefix, const std::vector<int64_t> *ranks, bool compact) {
   RankLayout layout(prog.layout);
   if (ranks && !ranks->empty() && ranks->back() >= layout.ranks())
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "--ranks names rank %lld but %s has %lld ranks",
@@ -77,7 +128,10 @@ llvm::Error emitChakra(const ir::Program &prog, const ExperimentPoint &point, co
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return llvm::createStringError(ec, "cannot create '%s': %s", dir.c_str(), ec.message().c_str());
   emit::Groups groups(prog, layout);
-  for (int64_t r = 0; r < layout.ranks(); ++r) {
+  if (compact) {
+    if (llvm::Error e = writeCompact(prog, dir, prefix, layout, groups)) return e;
+  }
+  for (int64_t r = 0; r < layout.ranks() && !compact; ++r) {
     if (ranks && !std::binary_search(ranks->begin(), ranks->end(), r)) continue;
     std::string path = fmt::format("{}/{}.{}.et", dir, prefix, r);
     if (llvm::Error e = writeRankTrace(path, prog.stages[layout.coord(r, ir::Group::PP)], r, layout, groups))

@@ -58,6 +58,10 @@ cl::opt<std::string> outputDir("o", cl::desc("output folder (--emit=chakra)"), c
                                cl::cat(category));
 cl::opt<std::string> rankList("ranks", cl::desc("--emit=chakra: write only these ranks' traces, as '0-7,64'"),
                               cl::value_desc("LIST"), cl::cat(category));
+cl::opt<bool> compact("compact",
+                      cl::desc("--emit=chakra: each pipeline stage's program once and a rank map (PREFIX.ranks.json) "
+                               "that rapid-sim reads, instead of a trace per rank"),
+                      cl::cat(category));
 cl::opt<std::string> timeline("timeline", cl::desc("write a Perfetto timeline of the simulated point (see --point)"),
                               cl::value_desc("FILE.json"), cl::cat(category));
 cl::opt<std::string> timelineRanks("timeline-ranks", cl::desc("--timeline: only these ranks' events, as '0-7,64'"),
@@ -178,6 +182,10 @@ int emitTraces(const Program &prog, DiagnosticEngine &diags) {
   }
   std::vector<int64_t> only;
   if (!rankListOption(rankList, "--ranks", only, diags)) return 1;
+  if (compact && rankList.getNumOccurrences()) {
+    diags.report(DiagID::BadOption, {}, "--compact writes every rank's program once; --ranks chooses per-rank traces");
+    return 1;
+  }
   size_t written = 0;
   for (const ExperimentPoint &p : prog.points) {
     if (!p.feasible) {
@@ -190,7 +198,7 @@ int emitTraces(const Program &prog, DiagnosticEngine &diags) {
       continue;
     }
     std::string dir = pointDirectory(outputDir, p);
-    if (llvm::Error e = emitChakra(ir, p, dir, p.experiment, rankList.getNumOccurrences() ? &only : nullptr)) {
+    if (llvm::Error e = emitChakra(ir, p, dir, p.experiment, rankList.getNumOccurrences() ? &only : nullptr, compact)) {
       diags.report(DiagID::BadOption, {}, llvm::toString(std::move(e)));
       return 1;
     }

@@ -19,7 +19,7 @@ using namespace llvm;
 using namespace rapid;
 
 static cl::OptionCategory cat("rapid-sim options");
-static cl::opt<std::string> workload("workload", cl::desc("trace prefix: <prefix>.<rank>.et"),
+static cl::opt<std::string> workload("workload", cl::desc("trace prefix: <prefix>.<rank>.et, or a compact set's <prefix>.ranks.json"),
                                      cl::value_desc("prefix"), cl::Required, cl::cat(cat));
 static cl::opt<std::string> network("network", cl::desc("network .json or Astra-Sim .yml"),
                                     cl::value_desc("file"), cl::Required, cl::cat(cat));
@@ -155,7 +155,8 @@ int main(int argc, char **argv) {
     groups = orDie(coll::loadCommGroups(commGroup, topo.numRanks()));
   trace::ReadOptions ro;
   ro.lenient = lenient;
-  trace::Workload w = orDie(trace::loadWorkload(workload, topo.numRanks(), ro));
+  trace::Workload w = orDie(trace::isCompactMap(workload) ? trace::loadCompactWorkload(workload, topo.numRanks(), ro)
+                                                          : trace::loadWorkload(workload, topo.numRanks(), ro));
   orDie(trace::checkWorkload(w, trace::CheckOptions{opts.system.roofline}));
   if (lenient)
     warnLenient(w);

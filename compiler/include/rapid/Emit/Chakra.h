@@ -7,6 +7,11 @@
 //   DIR/network.json       the network, in rapid-sim's format
 //   DIR/system.json        collective settings (Astra-Sim's system keys)
 //   DIR/faults.json        explicit link faults, when the point has any
+// or, with `compact`, instead of the per-rank traces:
+//   DIR/PREFIX.stage<s>.et each pipeline stage's program once, with slots for
+//                          what differs per rank
+//   DIR/PREFIX.ranks.json  which program each rank runs, with its groups and
+//                          pipeline peers (rapid-sim --workload reads it)
 // The traces keep to what stock Astra-Sim's analytical backend reads
 // (shared/reference/chakra-format.md): no metadata nodes, supported
 // collectives only, integer attribute types as its readers expect.
@@ -24,7 +29,7 @@ namespace rapid {
 /// ascending, each below the point's rank count) and the files that go
 /// with them (communicator groups, network, system, faults) to `dir`.
 llvm::Error emitChakra(const ir::Program &prog, const ExperimentPoint &point, const std::string &dir,
-                       const std::string &prefix, const std::vector<int64_t> *ranks = nullptr);
+                       const std::string &prefix, const std::vector<int64_t> *ranks = nullptr, bool compact = false);
 
 /// `--ranks 0-7,64`: ranks and inclusive ranges, as an ascending list
 /// without repeats; an error naming `option` and what is not one.

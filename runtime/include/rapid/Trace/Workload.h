@@ -21,6 +21,12 @@ struct Workload {
 llvm::Expected<Workload> loadWorkload(const std::string &prefix, int numRanks,
                                       const ReadOptions &opts);
 
+/// Whether `path` names a compact set's rank map (PREFIX.ranks.json).
+bool isCompactMap(const std::string &path);
+/// Reads a compact set (CompactWorkload.cpp): each program once, every rank
+/// from the map with its groups and pipeline peers filled in.
+llvm::Expected<Workload> loadCompactWorkload(const std::string &map, int numRanks, const ReadOptions &opts);
+
 struct CheckOptions {
   bool roofline = false; ///< COMP nodes then need num_ops and tensor_size
 };
