@@ -66,7 +66,8 @@ def main():
         if "/Inputs/" in p or "/data/" in p:
             put(os.path.join(out, "config"), open(p, "rb").read())
     kineto = os.path.join(src, "test", "Profile", "Inputs")
-    for n, d in enumerate(sorted(os.listdir(kineto))):
+    sets = [d for d in sorted(os.listdir(kineto)) if os.path.isdir(os.path.join(kineto, d))]  # trace folders
+    for n, d in enumerate(sets):
         ranks = sorted(os.listdir(os.path.join(kineto, d)))
         body = SEPARATOR.join(open(os.path.join(kineto, d, r), "rb").read() for r in ranks)
         for flags in range(16):
