@@ -31,6 +31,7 @@ engine::SystemConfig systemConfig(const ExperimentPoint &p) {
   engine::SystemConfig cfg;
   static_assert(int(CollectiveProtocol::Auto) == int(coll::Protocol::Auto), "the two enums list the same protocols");
   cfg.protocol = coll::Protocol(p.stack.collectiveProtocol);
+  cfg.llMaxBytesPerNs = p.gpu.llBandwidth.value() / 1e9; // a bus bandwidth NCCL measured: no calibration on top
   std::vector<coll::Algorithm> perDim;
   bool chosen = false;
   for (const DimensionSpec &d : p.network.dims) {

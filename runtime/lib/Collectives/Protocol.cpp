@@ -7,13 +7,15 @@
 // per-step figure is the protocol's own handshake; a slower fabric's extra
 // latency is the simulated path's (the step cost is a floor, not an
 // addition). Bandwidth: NCCL models LL at half the bus bandwidth and LL128
-// at 0.92 of it (120 of every 128 bytes, plus flag polling). NCCL's
-// per-generation caps on LL and LL128 bandwidth per channel are not
-// modelled.
+// at 0.92 of it (120 of every 128 bytes, plus flag polling), and caps LL
+// per GPU architecture (llMaxBws: 39 GB/s of bus bandwidth on Volta, 87.7
+// on Ampere, 141 on Hopper in one node), which the system's
+// ll-max-bandwidth carries; NCCL's per-channel LL128 caps are not modelled.
 //===----------------------------------------------------------------------===//
 
 #include "rapid/Collectives/Protocol.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 
@@ -34,9 +36,10 @@ std::optional<Protocol> parseProtocol(std::string_view name) {
 
 const char *protocolName(Protocol p) { return kNames[int(p)]; }
 
-ProtocolCost protocolCost(Protocol p) {
+ProtocolCost protocolCost(Protocol p, double bytesPerNs, double llMaxBytesPerNs) {
   switch (p) {
-  case Protocol::LL: return {6600, 600, 2.0};
+  case Protocol::LL:
+    return {6600, 600, llMaxBytesPerNs > 0 && bytesPerNs > 0 ? std::max(2.0, bytesPerNs / llMaxBytesPerNs) : 2.0};
   case Protocol::LL128: return {14000, 1900, 1 / 0.92};
   case Protocol::Simple: return {8400, 3400, 1.0};
   case Protocol::None:
@@ -56,7 +59,7 @@ static double messagesPerStep(const Step &st, int p) {
   }
 }
 
-Protocol chooseProtocol(Protocol p, const Plan &plan, uint32_t chunks, double bytesPerNs) {
+Protocol chooseProtocol(Protocol p, const Plan &plan, uint32_t chunks, double bytesPerNs, double llMaxBytesPerNs) {
   if (p != Protocol::Auto) return p;
   double wireBytes = 0;
   for (const Step &st : plan.steps)
@@ -65,7 +68,7 @@ Protocol chooseProtocol(Protocol p, const Plan &plan, uint32_t chunks, double by
   Protocol best = Protocol::LL;
   double bestNs = 0;
   for (Protocol q : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
-    ProtocolCost c = protocolCost(q);
+    ProtocolCost c = protocolCost(q, bytesPerNs, llMaxBytesPerNs);
     double ns = c.baseNs + steps * c.stepNs + (bytesPerNs > 0 ? wireBytes * c.wireScale / bytesPerNs : 0);
     if (q == Protocol::LL || ns < bestNs) best = q, bestNs = ns;
   }

@@ -75,8 +75,9 @@ void Simulator::setProtocol(Instance &inst, const TraceNode &n) const {
       double bw = dims[d].bandwidth.value() / 1e9;
       slowest = slowest > 0 ? std::min(slowest, bw) : bw;
     }
-  inst.protocol = coll::chooseProtocol(opts_.system.protocol, inst.plan, inst.chunks, slowest);
-  coll::ProtocolCost c = coll::protocolCost(inst.protocol);
+  double llMax = opts_.system.llMaxBytesPerNs;
+  inst.protocol = coll::chooseProtocol(opts_.system.protocol, inst.plan, inst.chunks, slowest, llMax);
+  coll::ProtocolCost c = coll::protocolCost(inst.protocol, slowest, llMax);
   inst.protoBasePs = timeFromPs(c.baseNs * 1000);
   inst.protoStepPs = timeFromPs(c.stepNs * 1000);
   inst.wireScale = c.wireScale;

@@ -51,7 +51,7 @@ const llvm::StringRef kKnownKeys[] = {
     "preferred-dataset-splits", "active-chunks-per-dimension", "all-reduce-implementation",
     "all-gather-implementation", "reduce-scatter-implementation", "all-to-all-implementation",
     "roofline-enabled", "peak-perf", "local-mem-bw", "endpoint-delay", "local-reduction-delay",
-    "model-shared-bus", "collective-protocol",
+    "model-shared-bus", "collective-protocol", "ll-max-bandwidth",
     // read by Astra-Sim, not by us (docs/runtime.md)
     "scheduling-policy", "collective-optimization", "intra-dimension-scheduling",
     "inter-dimension-scheduling", "boost-mode", "trace-enabled", "replay-only", "track-local-mem",
@@ -88,7 +88,7 @@ llvm::Expected<SystemConfig> fromJson(const std::string &path, const llvm::json:
   if (!o)
     return configError(path, "expected a JSON object");
   if (auto err = net::checkKeys(path, "the system", *o, kKnownKeys))
-    return std::move(err);
+    return err;
   SystemConfig cfg;
   // Every chunk of a collective is walked on its own: a million of them is
   // hours of simulation for nothing a few hundred would not show.
@@ -110,6 +110,8 @@ llvm::Expected<SystemConfig> fromJson(const std::string &path, const llvm::json:
   if (!peak) return peak.takeError();
   auto memBw = positive(path, *o, "local-mem-bw", 1e6);
   if (!memBw) return memBw.takeError();
+  auto llMax = positive(path, *o, "ll-max-bandwidth", 1e6);
+  if (!llMax) return llMax.takeError();
   cfg.splits = int(*splits);
   // As many slots as a collective can have chunks is no limit (how the
   // writer says it to Astra-Sim).
@@ -121,6 +123,7 @@ llvm::Expected<SystemConfig> fromJson(const std::string &path, const llvm::json:
   cfg.peakFlopsPerNs = *peak * 1e12 / 1e9;
   cfg.memBytesPerNs = *memBw * 1e9 / 1e9;
   cfg.reduceMemBytesPerNs = cfg.memBytesPerNs; // Astra-Sim's GB here is 10^9 B (Sys.cc)
+  cfg.llMaxBytesPerNs = *llMax;
   if (cfg.roofline && !(cfg.peakFlopsPerNs > 0 && cfg.memBytesPerNs > 0))
     return configError(path, "roofline needs 'peak-perf' and 'local-mem-bw'");
   for (int k = 0; k < 4; ++k)
@@ -174,6 +177,8 @@ std::string writeSystemConfigJson(const SystemConfig &cfg) {
         });
     if (cfg.protocol != coll::Protocol::None)
       j.attribute("collective-protocol", coll::protocolName(cfg.protocol));
+    if (cfg.llMaxBytesPerNs > 0)
+      j.attribute("ll-max-bandwidth", cfg.llMaxBytesPerNs);
     j.attribute("roofline-enabled", cfg.roofline ? 1 : 0);
     if (cfg.roofline)
       j.attribute("peak-perf", cfg.peakFlopsPerNs * 1e9 / 1e12);

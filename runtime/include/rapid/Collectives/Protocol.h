@@ -40,11 +40,13 @@ struct ProtocolCost {
   double wireScale = 1;  ///< wire bytes per data byte
 };
 
-/// The costs of a concrete protocol (None: all zero, wire 1).
-ProtocolCost protocolCost(Protocol p);
+/// The costs of a concrete protocol (None: all zero, wire 1) on links of
+/// `bytesPerNs` when LL reaches at most `llMaxBytesPerNs` of bus bandwidth
+/// (0: no cap): LL's wire scale is then at least link / cap.
+ProtocolCost protocolCost(Protocol p, double bytesPerNs = 0, double llMaxBytesPerNs = 0);
 
 /// What `Auto` picks for `plan` run in `chunks` chunks when its slowest
 /// link moves `bytesPerNs`; a concrete protocol is returned as it is.
-Protocol chooseProtocol(Protocol p, const Plan &plan, uint32_t chunks, double bytesPerNs);
+Protocol chooseProtocol(Protocol p, const Plan &plan, uint32_t chunks, double bytesPerNs, double llMaxBytesPerNs = 0);
 
 } // namespace rapid::coll

@@ -19,7 +19,8 @@
 //   "roofline-enabled": 0/1, "peak-perf": TFLOP/s, "local-mem-bw": GB/s
 //   "collective-protocol" (rapid's own): "none" (default), "LL", "LL128",
 //       "Simple" or "auto": NCCL's protocol costs on every collective
-//       (Protocol.h)
+//       (Protocol.h); "ll-max-bandwidth" (GB/s, rapid's own): the most bus
+//       bandwidth the LL protocol reaches (NCCL's per-architecture cap)
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -40,6 +41,7 @@ struct SystemConfig {
   int64_t reductionNsPer100B = 1;   ///< local-reduction-delay (shared bus only)
   coll::AlgorithmTable algorithms;
   coll::Protocol protocol = coll::Protocol::None;
+  double llMaxBytesPerNs = 0; ///< ll-max-bandwidth; 0: LL's half of the link only
   bool roofline = false;
   double peakFlopsPerNs = 0; ///< from peak-perf
   double memBytesPerNs = 0;  ///< from local-mem-bw, for the roofline
