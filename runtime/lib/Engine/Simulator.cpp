@@ -49,10 +49,11 @@ void Simulator::inject(uint32_t src, uint32_t dst, Message m, uint32_t srcNode) 
   // A protocol's step takes at least its handshake; the path's own
   // latency counts towards it.
   if (m.inst != kNone && instances_[m.inst].protoStepPs > 0) {
-    int64_t pathPs = 0;
-    for (uint32_t h = 0; h < m.route.length; ++h)
-      pathPs = addTime(pathPs, net_.topology().links()[net_.router().link(m.route, h)].latencyPs);
-    m.holdPs = std::max<int64_t>(0, instances_[m.inst].protoStepPs - pathPs);
+    int64_t stepPs = instances_[m.inst].protoStepPs, pathPs = 0;
+    const std::vector<net::Link> &links = net_.topology().links();
+    for (uint32_t h = 0; h < m.route.length && pathPs < stepPs; ++h)
+      pathPs += links[net_.router().link(m.route, h)].latencyPs;
+    m.holdPs = std::max<int64_t>(0, stepPs - pathPs);
   }
   uint32_t id;
   if (!freeMessages_.empty()) {
