@@ -102,15 +102,14 @@ void Simulator::runAdmitted() {
   admitted_.clear();
 }
 
-/// Before step `step`'s sends: the protocol's start cost before the first,
-/// and the endpoint-delay when the step opens a phase. Astra-Sim's shared
-/// bus (model-shared-bus) replaces the endpoint-delay.
+/// Before step `step`'s sends: the endpoint-delay when the step opens a
+/// phase. Astra-Sim's shared bus (model-shared-bus) replaces it. (A
+/// protocol's start cost passes before the chunks start: startCollective.)
 int64_t Simulator::leadDelayPs(const Instance &inst, uint32_t step) const {
   const SystemConfig &sys = opts_.system;
-  int64_t ps = step == 0 ? inst.protoBasePs : 0;
   if (sys.sharedBus || !sys.endpointDelayNs || !coll::opensPhase(inst.plan, step))
-    return ps;
-  return addTime(ps, timeFromUnits(sys.endpointDelayNs, 1000));
+    return 0;
+  return timeFromUnits(sys.endpointDelayNs, 1000);
 }
 
 /// After step `step`'s `expected` messages are in: the endpoint-delay, and

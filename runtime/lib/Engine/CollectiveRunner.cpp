@@ -175,6 +175,12 @@ void Simulator::startCollective(uint32_t r, uint32_t idx) {
   uint32_t member = memberIndex(r, n);
   if (instances_[id].numSteps == 0)
     return memberDone(id, member);
+  if (int64_t base = instances_[id].protoBasePs; base > 0)
+    return queue_.push(addTime(now_, base), MemberStart, id, member);
+  startChunks(id, member);
+}
+
+void Simulator::startChunks(uint32_t id, uint32_t member) {
   for (uint32_t c = 0; c < instances_[id].chunks && !error_; ++c)
     runChunk(id, member, c);
 }

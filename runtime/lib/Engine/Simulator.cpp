@@ -163,6 +163,8 @@ llvm::Expected<SimResult> Simulator::run() {
       complete(e.a, e.b);
     else if (e.kind == MsgArrive)
       onArrive(e.a);
+    else if (e.kind == MemberStart)
+      startChunks(e.a, e.b);
     else
       runChunk(e.a, e.b / instances_[e.a].chunks, e.b % instances_[e.a].chunks);
     if (!admitted_.empty())

@@ -86,7 +86,9 @@ public:
   llvm::Expected<SimResult> run();
 
 private:
-  enum EventKind : uint32_t { NodeDone, MsgArrive, ChunkResume };
+  /// MemberStart: a member's chunks start walking once its collective's
+  /// protocol start cost has passed (one event, not one per chunk).
+  enum EventKind : uint32_t { NodeDone, MsgArrive, ChunkResume, MemberStart };
   static constexpr uint32_t kNone = UINT32_MAX;
   enum NodeState : uint8_t { kWaiting, kJoined, kRunning, kDone };
   /// What members must agree on: group, comm_type, comm_size, involved_dim.
@@ -198,6 +200,7 @@ private:
   void joinCollective(uint32_t r, uint32_t idx);
   uint32_t memberIndex(uint32_t r, const trace::TraceNode &n);
   void startCollective(uint32_t r, uint32_t idx);
+  void startChunks(uint32_t inst, uint32_t member);
   void startFullInstances();
   uint32_t findInstance(uint32_t r, const trace::TraceNode &n, uint32_t group);
   void createInstance(Instance &inst, uint32_t r, const trace::TraceNode &n);
