@@ -64,13 +64,17 @@ def rows():
                                         ("tpot", "median_tpot_ms", 1e-3), ("e2e", "median_latency_ms", 1e-3)):
                 yield f"{name} {part}", (name, part), float(row[column]) * scale, "s"
         elif kind == "megatron1":
-            size = "1t" if row["params_b"] == "1008.0" else row["params_b"].replace(".", "_") + "b"
-            yield f"gpt_{size}", (f"gpt_{size}", ""), float(row["tflops_per_gpu"]), "TFLOP/s"
+            yield megatron_name(row), (megatron_name(row), ""), float(row["tflops_per_gpu"]), "TFLOP/s"
         elif kind == "korthikanti":
             key, measured = (row["model"], row["recompute"]), float(row["iteration_s"])
             yield f"{row['model']} {row['recompute']}{' + SP' if row['sequence_parallel'] == 'true' else ''}", key, measured, "s"
         else:
             yield f"{row['model']} tp={row['tp']}", (f"{row['model']}_tp{row['tp']}", ""), float(row["total_s"]), "s"
+
+
+def megatron_name(row):
+    """The experiment of a Table 1 row: gpt_1_7b ... gpt_1t."""
+    return "gpt_1t" if row["params_b"] == "1008.0" else "gpt_" + row["params_b"].replace(".", "_") + "b"
 
 
 def eq3_tflops_per_gpu(row, step_s, gpus):
@@ -81,8 +85,7 @@ def eq3_tflops_per_gpu(row, step_s, gpus):
 
 
 if kind == "megatron1":
-    by_key = {(f"gpt_{'1t' if r['params_b'] == '1008.0' else r['params_b'].replace('.', '_') + 'b'}", ""): r
-              for r in csv.DictReader(open(table))}
+    by_key = {(megatron_name(r), ""): r for r in csv.DictReader(open(table))}
     predicted = {k: eq3_tflops_per_gpu(by_key[k], *v) for k, v in predicted.items() if k in by_key}
 
 errors = []

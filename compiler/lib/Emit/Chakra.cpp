@@ -37,14 +37,9 @@ llvm::Error writeRankTrace(const std::string &path, const ir::Graph &g, int64_t 
 /// a send's comm_dst and a receive's comm_src the peer's stage.
 llvm::Error writeCompact(const ir::Program &prog, const std::string &dir, const std::string &prefix,
                          const RankLayout &layout, const emit::Groups &groups) {
-  std::vector<std::vector<ir::Group>> slots(prog.stages.size());
   llvm::json::Array programs;
   for (const ir::Graph &g : prog.stages) {
-    std::vector<ir::Group> &kinds = slots[g.stage];
-    for (const ir::Op &op : g.ops)
-      if (op.isComm() && op.group != ir::Group::PP && std::find(kinds.begin(), kinds.end(), op.group) == kinds.end())
-        kinds.push_back(op.group);
-    std::sort(kinds.begin(), kinds.end());
+    const std::vector<ir::Group> &kinds = groups.kindsOfStage(g.stage);
     int64_t first = layout.firstRankOfStage(g.stage);
     std::string file = fmt::format("{}.stage{}.et", prefix, g.stage);
     llvm::Error e = trace::writeEtFile(dir + "/" + file, g.ops.size(), [&](size_t i, Node &n) {
@@ -71,7 +66,7 @@ llvm::Error writeCompact(const ir::Program &prog, const std::string &dir, const 
   for (int64_t r = 0; r < layout.ranks(); ++r) {
     int64_t stage = layout.coord(r, ir::Group::PP);
     llvm::json::Array ids, pipeline;
-    for (ir::Group k : slots[stage]) ids.push_back(groups.of(r, k).id);
+    for (ir::Group k : groups.kindsOfStage(stage)) ids.push_back(groups.of(r, k).id);
     for (int64_t s = 0; s < int64_t(prog.stages.size()); ++s) pipeline.push_back(layout.with(r, ir::Group::PP, s));
     ranks.push_back(llvm::json::Object{{"program", stage}, {"groups", std::move(ids)}, {"pipeline", std::move(pipeline)}});
   }
@@ -130,12 +125,13 @@ llvm::Error emitChakra(const ir::Program &prog, const ExperimentPoint &point, co
   emit::Groups groups(prog, layout);
   if (compact) {
     if (llvm::Error e = writeCompact(prog, dir, prefix, layout, groups)) return e;
-  }
-  for (int64_t r = 0; r < layout.ranks() && !compact; ++r) {
-    if (ranks && !std::binary_search(ranks->begin(), ranks->end(), r)) continue;
-    std::string path = fmt::format("{}/{}.{}.et", dir, prefix, r);
-    if (llvm::Error e = writeRankTrace(path, prog.stages[layout.coord(r, ir::Group::PP)], r, layout, groups))
-      return e;
+  } else {
+    for (int64_t r = 0; r < layout.ranks(); ++r) {
+      if (ranks && !std::binary_search(ranks->begin(), ranks->end(), r)) continue;
+      std::string path = fmt::format("{}/{}.{}.et", dir, prefix, r);
+      if (llvm::Error e = writeRankTrace(path, prog.stages[layout.coord(r, ir::Group::PP)], r, layout, groups))
+        return e;
+    }
   }
   if (llvm::Error e = writeFile(dir + "/comm_groups.json", coll::writeCommGroupsJson(groups.runtimeGroups()))) return e;
   net::NetworkSpec network = networkSpec(point);

@@ -17,13 +17,15 @@
 namespace rapid::emit {
 
 Groups::Groups(const ir::Program &prog, const RankLayout &layout, const std::vector<int64_t> *ranks) {
-  std::vector<std::set<ir::Group>> used(prog.stages.size()); // per stage: the kinds its ops name
-  for (const ir::Graph &g : prog.stages)
+  for (const ir::Graph &g : prog.stages) {
+    std::set<ir::Group> used;
     for (const ir::Op &op : g.ops)
-      if (op.isComm() && op.group != ir::Group::PP) used[g.stage].insert(op.group);
+      if (op.isComm() && op.group != ir::Group::PP) used.insert(op.group);
+    stageKinds.emplace_back(used.begin(), used.end());
+  }
   std::map<std::vector<int64_t>, size_t> known;
   auto add = [&](int64_t r) {
-    for (ir::Group kind : used[layout.coord(r, ir::Group::PP)]) {
+    for (ir::Group kind : stageKinds[size_t(layout.coord(r, ir::Group::PP))]) {
       std::vector<int64_t> m = layout.members(r, kind);
       auto [it, fresh] = known.emplace(m, entries.size());
       if (fresh) entries.push_back({int(entries.size()) + 1, m, layout.involvedDims(m)});

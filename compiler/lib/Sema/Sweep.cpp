@@ -178,10 +178,10 @@ void addLayoutAxes(Sema &sema, SweepPlan &plan) {
   plan.keep = [=](const FieldValues &v) {
     double tp = num(v, "parallel.tp", double(par.tp)), dp = num(v, "parallel.dp", double(par.dp));
     double pp = num(v, "parallel.pp", double(par.pp)), ep = num(v, "parallel.ep", double(par.ep));
-    double product = tp * num(v, "parallel.cp", double(par.cp)) * pp * dp;
+    double cp = num(v, "parallel.cp", double(par.cp));
     if (dp < 1 || dp != std::floor(dp)) return false; // the other degrees do not divide the GPUs
     // TP and CP stay on the fast links (a written cp axis may leave them).
-    if (!cpWritten && tp * num(v, "parallel.cp", double(par.cp)) > double(fast)) return false;
+    if (!cpWritten && tp * cp > double(fast)) return false;
     auto sp = v.find("parallel.sp");
     if (sp != v.end() && sp->second.kind == Value::Kind::Bool && sp->second.b != (tp > 1)) return false;
     if (ep > 1 && std::fmod(dp, ep) != 0) return false; // experts spread within the DP group
@@ -196,7 +196,7 @@ void addLayoutAxes(Sema &sema, SweepPlan &plan) {
           return false;
       }
     }
-    return product == double(gpus);
+    return tp * cp * pp * dp == double(gpus);
   };
 }
 

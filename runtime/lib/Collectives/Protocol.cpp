@@ -15,22 +15,17 @@
 
 #include "rapid/Collectives/Protocol.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <algorithm>
-#include <cctype>
-#include <string>
 
 namespace rapid::coll {
 
 static const char *const kNames[] = {"none", "LL", "LL128", "Simple", "auto"};
 
 std::optional<Protocol> parseProtocol(std::string_view name) {
-  auto lower = [](std::string_view s) {
-    std::string out(s);
-    for (char &c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-  };
   for (int i = 0; i < 5; ++i)
-    if (lower(name) == lower(kNames[i])) return Protocol(i);
+    if (llvm::StringRef(kNames[i]).equals_insensitive(llvm::StringRef(name.data(), name.size()))) return Protocol(i);
   return std::nullopt;
 }
 

@@ -76,8 +76,8 @@ void Simulator::setProtocol(Instance &inst, const TraceNode &n) const {
       slowest = slowest > 0 ? std::min(slowest, bw) : bw;
     }
   double llMax = opts_.system.llMaxBytesPerNs;
-  inst.protocol = coll::chooseProtocol(opts_.system.protocol, inst.plan, inst.chunks, slowest, llMax);
-  coll::ProtocolCost c = coll::protocolCost(inst.protocol, slowest, llMax);
+  coll::Protocol p = coll::chooseProtocol(opts_.system.protocol, inst.plan, inst.chunks, slowest, llMax);
+  coll::ProtocolCost c = coll::protocolCost(p, slowest, llMax);
   inst.protoBasePs = timeFromPs(c.baseNs * 1000);
   inst.protoStepPs = timeFromPs(c.stepNs * 1000);
   inst.wireScale = c.wireScale;

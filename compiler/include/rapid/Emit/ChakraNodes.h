@@ -32,6 +32,8 @@ public:
   Groups(const ir::Program &prog, const RankLayout &layout, const std::vector<int64_t> *ranks = nullptr);
   const Entry &of(int64_t rank, ir::Group g) const { return entries[byRank.at({rank, g})]; }
   const std::vector<Entry> &all() const { return entries; }
+  /// The group kinds stage `stage`'s ops name (PP aside), in enum order.
+  const std::vector<ir::Group> &kindsOfStage(int64_t stage) const { return stageKinds[size_t(stage)]; }
   /// The group id of each kind `rank` communicates in (PP has none: sends
   /// and receives name their peer). Kinds with the same members share one.
   std::map<int, ir::Group> kindsOf(int64_t rank) const;
@@ -41,6 +43,7 @@ public:
 private:
   std::vector<Entry> entries;
   std::map<std::pair<int64_t, ir::Group>, size_t> byRank;
+  std::vector<std::vector<ir::Group>> stageKinds;
 };
 
 /// What the runtime reads of op `idx` of `rank`'s stage graph (its name and

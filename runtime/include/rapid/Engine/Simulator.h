@@ -135,9 +135,8 @@ private:
     uint32_t involved = 0, group = 0;
     uint64_t seq = 0;
     coll::Plan plan;
-    /// NCCL's protocol for this instance (Protocol.h): its start cost, the
-    /// least time a step's message takes, and wire bytes per data byte.
-    coll::Protocol protocol = coll::Protocol::None;
+    /// The costs of NCCL's protocol for this instance (Protocol.h): its
+    /// start, the least time a step's message takes, wire bytes per byte.
     int64_t protoBasePs = 0, protoStepPs = 0;
     double wireScale = 1;
     uint32_t chunks = 1, numSteps = 0, membersLeft = 0, membersJoined = 0;
