@@ -130,4 +130,66 @@ TEST(FaultedProbe, OnlyTheUnitsAFaultReaches) {
   EXPECT_EQ(faultedProbe(p, ring, {linkOut(ring, 0, 0)}), (std::vector<int64_t>{0, 1, 2, 3}));
 }
 
+
+/// One stage, TP 2 x DP 2 in that order over `net`: microbatch 0's backward
+/// of layers 1 and 0 lowered whole (a GEMM and a TP all-reduce each), the
+/// tail microbatch 1 as blocks, each followed by its DP gradient bucket.
+ir::Program tailed() {
+  ir::Program p;
+  p.layout.tp = 2, p.layout.dp = 2;
+  p.layout.rankOrder = {ir::Group::TP, ir::Group::DP, ir::Group::PP};
+  p.layout.chunkStart = {0, 2};
+  ir::Graph g;
+  auto op = [&](ir::OpKind kind, int32_t layer, int32_t micro, ir::Group group, std::vector<uint32_t> deps) {
+    ir::Op o;
+    o.kind = kind, o.layer = layer, o.micro = micro, o.group = group, o.phase = ir::Phase::Backward;
+    o.deps = std::move(deps);
+    return g.add(o);
+  };
+  uint32_t last = UINT32_MAX;
+  for (int32_t layer : {1, 0}) {
+    std::vector<uint32_t> after;
+    if (last != UINT32_MAX) after.push_back(last);
+    uint32_t gemm = op(ir::OpKind::Gemm, layer, 0, ir::Group::None, after);
+    last = op(ir::OpKind::AllReduce, layer, 0, ir::Group::TP, {gemm});
+  }
+  uint32_t block = last;
+  for (int32_t layer : {1, 0}) {
+    block = op(ir::OpKind::Block, layer, 1, ir::Group::None, {block});
+    op(ir::OpKind::ReduceScatter, layer, 1, ir::Group::DP, {block});
+  }
+  p.stages.push_back(g);
+  return p;
+}
+
+TEST(TailProbe, BucketsFollowMicrobatchZerosBlocks) {
+  ir::Program probe = tailProbeProgram(tailed());
+  const std::vector<ir::Op> &ops = probe.stages[0].ops;
+  ASSERT_EQ(ops.size(), 6u); // four ops of microbatch 0, two buckets
+  EXPECT_EQ(ops[4].kind, ir::OpKind::ReduceScatter);
+  EXPECT_EQ(ops[4].deps, std::vector<uint32_t>{1}); // layer 1's last op
+  EXPECT_EQ(ops[5].deps, std::vector<uint32_t>{3}); // layer 0's
+  EXPECT_EQ(tailMicros(tailed()), (std::vector<std::set<int32_t>>{{1}}));
+}
+
+TEST(TailProbe, OnlyWhereBucketsShareADimension) {
+  auto net = [](net::DimKind first) {
+    net::NetworkSpec n;
+    net::DimSpec a, b;
+    a.kind = first, a.shape = {2};
+    b.kind = net::DimKind::Ring, b.shape = {2};
+    n.dims = {a, b};
+    return n;
+  };
+  ir::Program probe = tailProbeProgram(tailed());
+  // TP over the first dimension, DP over the second: no link in common.
+  EXPECT_FALSE(bucketsMeetBlocks(probe, net(net::DimKind::Switch)));
+  // TP and DP over one ring of 4.
+  net::NetworkSpec one;
+  net::DimSpec ring;
+  ring.kind = net::DimKind::Ring, ring.shape = {4};
+  one.dims = {ring};
+  EXPECT_TRUE(bucketsMeetBlocks(probe, one));
+}
+
 } // namespace

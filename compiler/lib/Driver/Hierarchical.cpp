@@ -139,7 +139,8 @@ RankBlockTimes rankBlockTimes(const ir::Program &probe, const engine::SimResult 
   for (const auto &[rk, se] : blockSpans(probe, res, layout, [](int64_t) { return true; })) {
     const std::map<BlockKey, double> &stage = times[layout.coord(rk.first, ir::Group::PP)];
     auto it = stage.find(rk.second);
-    if (it == stage.end() || it->second != seconds(se)) out[rk.first][rk.second] = seconds(se);
+    double base = it == stage.end() ? 0.0 : it->second;
+    if (seconds(se) != base) out[rk.first][rk.second] = seconds(se) - base;
   }
   return out;
 }
@@ -157,9 +158,82 @@ std::pair<double, double> firstLayerTimes(const BlockTimes &times) {
   return {at(false), at(true)};
 }
 
-ir::Program pipelineProgram(const ir::Program &prog, const BlockTimes &times) {
+namespace {
+
+bool isBucket(const Op &op) { return op.isComm() && op.kind != OpKind::Send && op.kind != OpKind::Recv && ir::isDataParallel(op.group); }
+
+/// Which ops of `g` are gradient buckets: data-parallel collectives after a
+/// backward block's op or after another bucket (a hybrid shard's all-reduce
+/// after its reduce-scatter).
+std::vector<uint8_t> buckets(const ir::Graph &g) {
+  std::vector<uint8_t> out(g.ops.size(), 0);
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    if (isBucket(g.ops[i]))
+      for (uint32_t d : g.ops[i].deps) {
+        std::optional<BlockKey> k = blockOf(g.ops[d]);
+        if (out[d] || (k && k->backward)) out[i] = 1;
+      }
+  return out;
+}
+
+} // namespace
+
+std::vector<std::set<int32_t>> tailMicros(const ir::Program &prog) {
+  std::vector<std::set<int32_t>> out(prog.stages.size());
+  for (const ir::Graph &g : prog.stages) {
+    std::vector<uint8_t> b = buckets(g);
+    for (size_t i = 0; i < g.ops.size(); ++i)
+      if (b[i])
+        for (uint32_t d : g.ops[i].deps)
+          if (!b[d]) out[g.stage].insert(g.ops[d].micro);
+  }
+  return out;
+}
+
+ir::Program tailProbeProgram(const ir::Program &prog) {
+  ir::Program probe = emptyStages(prog);
+  for (const ir::Graph &g : prog.stages) {
+    ir::Graph &out = probe.stages[g.stage];
+    std::vector<uint8_t> b = buckets(g);
+    std::vector<uint32_t> newIdx(g.ops.size(), UINT32_MAX);
+    std::map<BlockKey, uint32_t> lastOf; // microbatch 0's blocks: their last op in the probe
+    for (size_t i = 0; i < g.ops.size(); ++i) {
+      const Op &op = g.ops[i];
+      std::optional<BlockKey> k = blockOf(op);
+      bool block = k && k->backward && op.micro == 0 && op.kind != OpKind::Block;
+      if (!block && !b[i]) continue;
+      Op copy = op;
+      copy.deps.clear();
+      for (uint32_t d : op.deps) {
+        uint32_t to = newIdx[d];
+        if (b[i] && !b[d]) { // the block a tail finished stands for microbatch 0's
+          std::optional<BlockKey> dk = blockOf(g.ops[d]);
+          auto it = dk ? lastOf.find(*dk) : lastOf.end();
+          to = it == lastOf.end() ? UINT32_MAX : it->second;
+        }
+        if (to != UINT32_MAX) copy.deps.push_back(to);
+      }
+      if (block && copy.deps.empty() && !out.ops.empty()) copy.deps.push_back(uint32_t(out.ops.size() - 1));
+      newIdx[i] = out.add(std::move(copy));
+      if (block) lastOf[*k] = newIdx[i];
+    }
+  }
+  return probe;
+}
+
+BlockTimes tailDelays(const ir::Program &tailProbe, const engine::SimResult &res, const RankLayout &layout,
+                      const BlockTimes &times) {
+  BlockTimes out = blockTimes(tailProbe, res, layout);
+  for (size_t s = 0; s < out.size(); ++s)
+    for (auto &[k, t] : out[s])
+      if (auto it = times[s].find(k); it != times[s].end()) t -= it->second;
+  return out;
+}
+
+ir::Program pipelineProgram(const ir::Program &prog, const BlockTimes &times, const BlockTimes *tail) {
   ir::Program out = emptyStages(prog);
   out.memory = prog.memory;
+  std::vector<std::set<int32_t>> tails = tail ? tailMicros(prog) : std::vector<std::set<int32_t>>(prog.stages.size());
   for (const ir::Graph &g : prog.stages) {
     ir::Graph &ng = out.stages[g.stage];
     std::vector<uint32_t> newIdx(g.ops.size());
@@ -193,7 +267,10 @@ ir::Program pipelineProgram(const ir::Program &prog, const BlockTimes &times) {
       block.dtype = op.dtype;
       block.name = k->part == 1 ? "embed.block" : k->part == 2 ? "head.block" : "layer.block";
       auto t = times[g.stage].find(*k);
-      block.time = Seconds(t != times[g.stage].end() ? t->second : 0);
+      double s = t != times[g.stage].end() ? t->second : 0;
+      if (k->backward && tails[g.stage].count(op.micro))
+        if (auto d = (*tail)[g.stage].find(*k); d != (*tail)[g.stage].end()) s += d->second;
+      block.time = Seconds(s);
       block.bound = ir::Bound::Compute;
       block.deps = mapped(UINT32_MAX);
       uint32_t idx = ng.add(std::move(block));

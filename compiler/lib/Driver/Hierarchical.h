@@ -8,6 +8,7 @@
 #include <compare>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace rapid::run {
@@ -51,7 +52,8 @@ using BlockTimes = std::vector<std::map<BlockKey, double>>;
 BlockTimes blockTimes(const ir::Program &prog, const engine::SimResult &res, const RankLayout &layout);
 
 /// Per rank, the blocks whose probed time differs from its stage's first
-/// rank's (a fault slowing one replica's TP group), in seconds; ranks
+/// rank's (a fault slowing one replica's TP group): by how many seconds
+/// (added to the block's time wherever it runs, a tail's too); ranks
 /// without a difference are absent.
 using RankBlockTimes = std::map<int64_t, std::map<BlockKey, double>>;
 RankBlockTimes rankBlockTimes(const ir::Program &probe, const engine::SimResult &res, const RankLayout &layout,
@@ -69,7 +71,24 @@ void copyLayers(BlockTimes &times, const LayerCopies &copies, RankBlockTimes *ra
 /// Stage 0's first layer: forward and backward seconds (0 when absent).
 std::pair<double, double> firstLayerTimes(const BlockTimes &times);
 
-/// The whole schedule with each block one node of its probed time.
-ir::Program pipelineProgram(const ir::Program &prog, const BlockTimes &times);
+/// Gradient buckets: the data-parallel collectives that reduce gradients
+/// while the backward pass runs (each after the block that completes it).
+/// They share links with the blocks of the microbatch whose backward issues
+/// them, the last of each chunk (the tail), where a flattened run sees the
+/// two slow each other and the block-level run cannot. The tail probe runs
+/// microbatch 0's backward blocks with the buckets a tail would issue, the
+/// blocks alone otherwise as probeProgram does; per stage, the tail's
+/// microbatches.
+ir::Program tailProbeProgram(const ir::Program &prog);
+std::vector<std::set<int32_t>> tailMicros(const ir::Program &prog);
+
+/// Seconds the buckets add to each backward block of a stage's tail: the
+/// tail probe's block times less the probe's `times`.
+BlockTimes tailDelays(const ir::Program &tailProbe, const engine::SimResult &res, const RankLayout &layout,
+                      const BlockTimes &times);
+
+/// The whole schedule with each block one node of its probed time, and a
+/// tail's backward blocks `tail`'s delay (Hierarchical.h above) longer.
+ir::Program pipelineProgram(const ir::Program &prog, const BlockTimes &times, const BlockTimes *tail = nullptr);
 
 } // namespace rapid::run

@@ -105,7 +105,7 @@ double flattenedNodes(const ir::Program &prog) {
 /// Above this many rank-ops (over all the runs of a point, fault samples
 /// included) Auto simulates hierarchically: a few seconds of flattened
 /// simulation on one core.
-constexpr double kFlattenedLimit = 2e6;
+constexpr double kFlattenedLimit = 2e5;
 
 /// Which spans a simulation keeps: none, rank 0's (the first layer's times)
 /// or every rank's (inference figures, the hierarchical probe).
@@ -258,6 +258,39 @@ llvm::Expected<run::BlockTimes> cleanBlockTimes(const ir::Program &prog, const E
   return times;
 }
 
+/// What every fault sample of a hierarchical point shares: the fault-free
+/// block times and the delays gradient buckets add to a tail's backward
+/// blocks (none where they share no link).
+struct Clean {
+  run::BlockTimes times;
+  std::optional<run::BlockTimes> tail;
+};
+
+/// The tail's delays (Hierarchical.h) on the fault-free network, against its
+/// block times `clean` (probed here when null and needed).
+llvm::Expected<std::optional<run::BlockTimes>> cleanTailDelays(const ir::Program &prog, const ExperimentPoint &point,
+                                                               bool reduce, const run::BlockTimes *clean) {
+  ir::Program tail = run::tailProbeProgram(prog);
+  net::NetworkSpec net = networkSpec(point);
+  if (!run::bucketsMeetBlocks(tail, net)) return std::nullopt;
+  std::map<int, ir::Group> kinds;
+  run::BlockTimes probed;
+  if (!clean) {
+    run::Reduction red = reduce ? run::reduce(prog, net, false) : run::Reduction{};
+    llvm::Expected<run::BlockTimes> t = cleanBlockTimes(prog, point, reduce, red, kinds);
+    if (!t) return t.takeError();
+    probed = std::move(*t);
+    clean = &probed;
+  }
+  run::TailReduction red = reduce ? run::reduceTail(tail, net) : run::TailReduction{};
+  llvm::Expected<engine::SimResult> res =
+      simulate(tail, point, Spans::All, "", nullptr, kinds, red.ranks.empty() ? nullptr : &red.ranks);
+  if (!res) return res.takeError();
+  run::BlockTimes delays = run::tailDelays(tail, *res, RankLayout(prog.layout), *clean);
+  if (!red.stageOf.empty()) run::copyRepresented(delays, tail, red.stageOf);
+  return delays;
+}
+
 /// One simulation of the point, in the chosen mode, under `extra` faults.
 /// Hierarchical runs simulate the ranks that stand for all the others
 /// (`reduce`) where that is exact (Symmetry.h). Under faults the pipeline
@@ -268,7 +301,7 @@ llvm::Expected<run::BlockTimes> cleanBlockTimes(const ir::Program &prog, const E
 llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const ExperimentPoint &point,
                                                 bool hierarchical, bool reduce, const std::string &timeline,
                                                 const std::vector<net::Fault> &extra, PointSim &out,
-                                                const run::BlockTimes *clean = nullptr) {
+                                                const Clean *clean = nullptr) {
   RankLayout layout(prog.layout);
   out.ranks = layout.ranks();
   if (!point.isTraining())
@@ -305,7 +338,7 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
     own = run::rankBlockTimes(probe->prog, probe->res, layout, times);
     run::copyLayers(times, probe->copies, &own, layout);
   } else if (clean) {
-    times = *clean;
+    times = clean->times;
   } else {
     llvm::Expected<run::BlockTimes> t = cleanBlockTimes(prog, point, reduce, red, out.kinds);
     if (!t) return t.takeError();
@@ -320,9 +353,17 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
   }
   run::BlockTimes shown = times; // rank 0's, as its probe timed them
   if (auto it = own.find(0); it != own.end())
-    for (const auto &[k, t] : it->second) shown[0][k] = t;
+    for (const auto &[k, t] : it->second) shown[0][k] += t;
   out.layer = run::firstLayerTimes(shown);
-  ir::Program pipeline = run::pipelineProgram(prog, times);
+  std::optional<run::BlockTimes> tail;
+  if (clean) {
+    tail = clean->tail;
+  } else {
+    llvm::Expected<std::optional<run::BlockTimes>> t = cleanTailDelays(prog, point, reduce, everyRank ? nullptr : &times);
+    if (!t) return t.takeError();
+    tail = std::move(*t);
+  }
+  ir::Program pipeline = run::pipelineProgram(prog, times, tail ? &*tail : nullptr);
   if (!faulted && !red.pipeline.empty()) {
     if (llvm::Error e = timeCollectives(pipeline, point, red.timeAll)) return e;
     out.ranks = int64_t(red.pipeline.size());
@@ -373,7 +414,7 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
                                 (opts.mode == SimMode::Auto && flattenedNodes(prog) * runs > kFlattenedLimit));
   if (prog.layerBlocks && !r.hierarchical) prog = compilePoint(point, {});
   bool reduce = opts.mode != SimMode::HierarchicalAll;
-  std::optional<run::BlockTimes> clean; // what fault samples do not reach
+  std::optional<Clean> clean; // what fault samples do not reach
   auto figures = [&](std::vector<net::Fault> extra, const std::string &timeline) -> llvm::Expected<RunResult> {
     PointSim sim;
     sim.timelineRanks = opts.timelineRanks.empty() ? nullptr : &opts.timelineRanks;
@@ -388,16 +429,18 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
     training ? trainingFigures(out, *res, sim.kinds, prog, point) : inferenceFigures(out, *res, prog, point);
     return out;
   };
-  llvm::Expected<RunResult> base = figures({}, opts.timeline);
-  if (!base) return base.takeError();
-  r = std::move(*base);
   if (r.hierarchical && point.faults && !point.faults->random.empty()) {
     std::map<int, ir::Group> kinds;
     run::Reduction red = reduce ? run::reduce(prog, networkSpec(point), false) : run::Reduction{};
     llvm::Expected<run::BlockTimes> t = cleanBlockTimes(prog, point, reduce, red, kinds);
     if (!t) return t.takeError();
-    clean = std::move(*t);
+    llvm::Expected<std::optional<run::BlockTimes>> tail = cleanTailDelays(prog, point, reduce, &*t);
+    if (!tail) return tail.takeError();
+    clean = Clean{std::move(*t), std::move(*tail)};
   }
+  llvm::Expected<RunResult> base = figures({}, opts.timeline);
+  if (!base) return base.takeError();
+  r = std::move(*base);
   // Monte Carlo over each random fault distribution, against this baseline.
   llvm::Expected<std::vector<FaultStudy>> studies = faultStudies(point, opts.jobs, [&](std::vector<net::Fault> f) {
     if (r.hierarchical) { // the step time alone: the pipeline may split into units (Symmetry.h)

@@ -78,6 +78,14 @@ public:
     }
     return found;
   }
+  /// The dimensions `members` differ in, one bit each.
+  uint64_t dimMask(const std::vector<int64_t> &members) const {
+    uint64_t mask = 0;
+    for (size_t i = 0; i < dims.size() && i < 64; ++i)
+      for (int64_t m : members)
+        if (coord(m, dims[i]) != coord(members[0], dims[i])) mask |= uint64_t(1) << i;
+    return mask;
+  }
   /// Whether a collective of `members` alone takes the time it takes among all its like.
   bool alone(const std::vector<int64_t> &members) const {
     int d = dimOf(members);
@@ -148,18 +156,19 @@ bool exact(const ir::Program &prog, const RankLayout &layout, const Lines &lines
 }
 
 /// What a stage's probe simulates, op for op, without the layer numbers:
-/// stages with equal signatures time their blocks alike.
-std::string probeSignature(const ir::Graph &g) {
+/// stages with equal signatures time their blocks alike. With `buckets`,
+/// the data-parallel collectives too (of a tail probe, tailProbeProgram).
+std::string probeSignature(const ir::Graph &g, bool buckets = false) {
   std::string sig;
   int32_t firstLayer = -1;
   auto put = [&](const auto &v) { sig.append(reinterpret_cast<const char *>(&v), sizeof v); };
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const ir::Op &op = g.ops[i];
     std::optional<BlockKey> k = blockOf(op);
-    if (op.micro != 0 || !k) continue;
+    if (!(op.micro == 0 && k) && !(buckets && isDataParallel(op))) continue;
     if (firstLayer < 0 && op.layer >= 0) firstLayer = op.layer;
     appendSignature(sig, op);
-    put(k->part), put(op.layer < 0 ? -1 : op.layer - firstLayer);
+    put(k ? k->part : -1), put(op.layer < 0 ? -1 : op.layer - firstLayer);
     for (uint32_t d : op.deps) put(uint32_t(i - d));
     put(uint32_t(~0u));
   }
@@ -193,6 +202,34 @@ bool isCollective(const ir::Op &op) {
 
 bool isDataParallel(const ir::Op &op) {
   return isCollective(op) && ir::isDataParallel(op.group);
+}
+
+bool bucketsMeetBlocks(const ir::Program &tailProbe, const net::NetworkSpec &net) {
+  RankLayout layout(tailProbe.layout);
+  Lines lines(net, layout.ranks());
+  uint64_t blocks = 0, buckets = 0;
+  for (const ir::Graph &g : tailProbe.stages)
+    for (const ir::Op &op : g.ops)
+      if (isCollective(op)) // every rank of a stage has its groups along the same dimensions
+        (isDataParallel(op) ? buckets : blocks) |= lines.dimMask(layout.members(layout.firstRankOfStage(g.stage), op.group));
+  return (blocks & buckets) != 0;
+}
+
+TailReduction reduceTail(const ir::Program &tailProbe, const net::NetworkSpec &net) {
+  RankLayout layout(tailProbe.layout);
+  Lines lines(net, layout.ranks());
+  std::map<std::string, int32_t> first;
+  std::vector<int32_t> stageOf;
+  for (const ir::Graph &g : tailProbe.stages)
+    stageOf.push_back(first.try_emplace(probeSignature(g, true), g.stage).first->second);
+  std::vector<int64_t> distinct; // every replica of the stages that differ: the buckets cross them
+  for (int64_t r = 0; r < layout.ranks(); ++r)
+    if (int64_t s = layout.coord(r, ir::Group::PP); stageOf[s] == s) distinct.push_back(r);
+  auto every = [](const ir::Op &) { return true; };
+  auto none = [](const ir::Op &) { return false; };
+  if (int64_t(distinct.size()) < layout.ranks() && exact(tailProbe, layout, lines, distinct, every, none))
+    return {distinct, stageOf};
+  return {};
 }
 
 Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net, bool faulted) {

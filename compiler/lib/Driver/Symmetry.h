@@ -33,6 +33,20 @@ struct Reduction {
 /// The largest exact reduction of a point; none for a `faulted` one.
 Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net, bool faulted);
 
+/// Whether the gradient buckets of a tail probe (tailProbeProgram) take a
+/// network dimension its blocks' collectives take: else they share no link
+/// and the tail runs as every other microbatch.
+bool bucketsMeetBlocks(const ir::Program &tailProbe, const net::NetworkSpec &net);
+
+/// The ranks a tail probe runs on: every replica of the stages whose tail
+/// probe differs from every earlier one's, where that is exact (as for the
+/// layer probe); `stageOf` as Reduction::probeStageOf. Empty: every rank.
+struct TailReduction {
+  std::vector<int64_t> ranks;
+  std::vector<int32_t> stageOf;
+};
+TailReduction reduceTail(const ir::Program &tailProbe, const net::NetworkSpec &net);
+
 /// What a soft-fault sample can reach. Ranks joined by traffic form units;
 /// units whose traffic shares no link (every route, both ways, between two
 /// ranks that talk: the fault-free router's paths) run as if alone, and a

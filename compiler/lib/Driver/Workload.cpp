@@ -29,8 +29,9 @@ llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const Experi
       trace::TraceNode n = emit::traceNode(g.ops[i], i, r, layout, groups);
       if (blockTimes && own != blockTimes->end() && g.ops[i].kind == ir::OpKind::Block)
         if (auto t = own->second.find(*blockOf(g.ops[i])); t != own->second.end()) {
-          n.rapidTimeNs = std::max<int64_t>(1, std::llround(t->second * 1e9));
-          n.durationMicros = uint64_t(std::llround(t->second * 1e6));
+          double s = std::max(0.0, g.ops[i].time.value() + t->second);
+          n.rapidTimeNs = std::max<int64_t>(1, std::llround(s * 1e9));
+          n.durationMicros = uint64_t(std::llround(s * 1e6));
         }
       builder.add(n, g.ops[i].name, g.ops[i].deps);
     }
