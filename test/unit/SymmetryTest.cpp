@@ -1,4 +1,5 @@
 //===- SymmetryTest.cpp - Which pipeline units a fault sample simulates ---===//
+#include "SimMemo.h"
 #include "Symmetry.h"
 
 #include <gtest/gtest.h>
@@ -190,6 +191,56 @@ TEST(TailProbe, OnlyWhereBucketsShareADimension) {
   ring.kind = net::DimKind::Ring, ring.shape = {4};
   one.dims = {ring};
   EXPECT_TRUE(bucketsMeetBlocks(probe, one));
+}
+
+} // namespace
+
+namespace {
+
+TEST(TailProbe, SettledDelaysFillTheLayersLeftOut) {
+  // Layers 3, 2, 1, 0 of one kind; a probe of the first three (3, 2, 1).
+  ir::Program probe;
+  ir::Graph g;
+  for (int32_t layer : {3, 2, 1}) {
+    ir::Op op;
+    op.layer = layer, op.micro = 0, op.phase = ir::Phase::Backward;
+    g.add(op);
+  }
+  probe.stages.push_back(g);
+  LayerCopies copies{{{0, 0}, {1, 0}, {2, 0}, {3, 0}}};
+  BlockTimes times{{{BlockKey{0, true, 0}, 1.0}}};
+  BlockTimes delays{{{BlockKey{3, true, 0}, 0.0}, {BlockKey{2, true, 0}, 0.2}, {BlockKey{1, true, 0}, 0.2}}};
+  EXPECT_TRUE(settleTail(delays, probe, copies, times));
+  EXPECT_EQ(delays[0].at(BlockKey{0, true, 0}), 0.2);
+  // The last two apart by more than 1e-4 of the block: not settled.
+  delays = BlockTimes{{{BlockKey{3, true, 0}, 0.0}, {BlockKey{2, true, 0}, 0.1}, {BlockKey{1, true, 0}, 0.2}}};
+  EXPECT_FALSE(settleTail(delays, probe, copies, times));
+}
+
+} // namespace
+
+namespace {
+
+TEST(SimMemo, KeysSeeWhatASimulationReads) {
+  ir::Program p = tailed();
+  SimKey k = simKey(p, "net", "sys", true, true);
+  EXPECT_EQ(k, simKey(tailed(), "net", "sys", true, true));
+  EXPECT_NE(k, simKey(p, "net2", "sys", true, true));
+  EXPECT_NE(k, simKey(p, "net", "sys2", true, true));
+  EXPECT_NE(k, simKey(p, "net", "sys", false, true));
+  ir::Program slower = tailed();
+  slower.stages[0].ops[0].time = Seconds(1e-3);
+  EXPECT_NE(k, simKey(slower, "net", "sys", true, true));
+  ir::Program rewired = tailed();
+  rewired.stages[0].ops[3].deps = {0};
+  EXPECT_NE(k, simKey(rewired, "net", "sys", true, true));
+  ir::Program reordered = tailed();
+  reordered.layout.rankOrder = {ir::Group::DP, ir::Group::TP, ir::Group::PP};
+  EXPECT_NE(k, simKey(reordered, "net", "sys", true, true));
+  SimMemo<int> memo;
+  memo.insert(k, 7);
+  EXPECT_EQ(memo.find(k), 7);
+  EXPECT_EQ(memo.find(simKey(slower, "net", "sys", true, true)), std::nullopt);
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -190,20 +191,35 @@ std::vector<std::set<int32_t>> tailMicros(const ir::Program &prog) {
   return out;
 }
 
-ir::Program tailProbeProgram(const ir::Program &prog) {
+ir::Program tailProbeProgram(const ir::Program &prog, size_t maxLayers, const LayerCopies *copies) {
   ir::Program probe = emptyStages(prog);
   for (const ir::Graph &g : prog.stages) {
     ir::Graph &out = probe.stages[g.stage];
     std::vector<uint8_t> b = buckets(g);
     std::vector<uint32_t> newIdx(g.ops.size(), UINT32_MAX);
     std::map<BlockKey, uint32_t> lastOf; // microbatch 0's blocks: their last op in the probe
+    // Layers in the order the backward runs them: a model chunk's descend
+    // one by one; each chunk's first `maxLayers` are probed, and two of each
+    // kind (settleTail compares them).
+    int32_t current = -1, inChunk = 0;
+    bool probing = true;
+    std::map<int32_t, int> ofKind;
     for (size_t i = 0; i < g.ops.size(); ++i) {
       const Op &op = g.ops[i];
       std::optional<BlockKey> k = blockOf(op);
       bool block = k && k->backward && op.micro == 0 && op.kind != OpKind::Block;
+      if (block && k->part == 0 && op.layer != current) {
+        inChunk = op.layer == current - 1 ? inChunk + 1 : 1;
+        current = op.layer;
+        int &seen = ofKind[copies ? copies->at(g.stage).at(op.layer) : 0];
+        probing = size_t(inChunk) <= maxLayers || (copies && seen < 2);
+        seen += probing;
+      }
+      if (block && k->part == 0 && !probing) continue;
       if (!block && !b[i]) continue;
       Op copy = op;
       copy.deps.clear();
+      bool cut = false; // a bucket of a layer left out
       for (uint32_t d : op.deps) {
         uint32_t to = newIdx[d];
         if (b[i] && !b[d]) { // the block a tail finished stands for microbatch 0's
@@ -211,8 +227,10 @@ ir::Program tailProbeProgram(const ir::Program &prog) {
           auto it = dk ? lastOf.find(*dk) : lastOf.end();
           to = it == lastOf.end() ? UINT32_MAX : it->second;
         }
+        cut |= b[i] && to == UINT32_MAX;
         if (to != UINT32_MAX) copy.deps.push_back(to);
       }
+      if (cut) continue;
       if (block && copy.deps.empty() && !out.ops.empty()) copy.deps.push_back(uint32_t(out.ops.size() - 1));
       newIdx[i] = out.add(std::move(copy));
       if (block) lastOf[*k] = newIdx[i];
@@ -228,6 +246,33 @@ BlockTimes tailDelays(const ir::Program &tailProbe, const engine::SimResult &res
     for (auto &[k, t] : out[s])
       if (auto it = times[s].find(k); it != times[s].end()) t -= it->second;
   return out;
+}
+
+bool settleTail(BlockTimes &delays, const ir::Program &tailProbe, const LayerCopies &copies,
+                const BlockTimes &times) {
+  for (const ir::Graph &g : tailProbe.stages) {
+    std::map<BlockKey, double> &d = delays[g.stage];
+    const std::map<int32_t, int32_t> &alike = copies[g.stage];
+    std::map<int32_t, std::vector<int32_t>> probed; // per kind of layer, in the order the probe ran them
+    for (const Op &op : g.ops)
+      if (std::optional<BlockKey> k = blockOf(op); k && k->part == 0) {
+        std::vector<int32_t> &seen = probed[alike.at(op.layer)];
+        if (seen.empty() || seen.back() != op.layer) seen.push_back(op.layer);
+      }
+    for (auto [layer, kind] : alike) {
+      BlockKey key{layer, true, 0};
+      if (d.count(key)) continue;
+      auto it = probed.find(kind);
+      if (it == probed.end() || it->second.size() < 2) return false;
+      double last = d[BlockKey{it->second.back(), true, 0}];
+      double before = d[BlockKey{it->second[it->second.size() - 2], true, 0}];
+      auto t = times[g.stage].find(key);
+      double tol = 1e-4 * (t == times[g.stage].end() ? 0 : t->second);
+      if (std::abs(last - before) > tol) return false;
+      d[key] = last;
+    }
+  }
+  return true;
 }
 
 ir::Program pipelineProgram(const ir::Program &prog, const BlockTimes &times, const BlockTimes *tail) {

@@ -6,6 +6,7 @@
 #include "rapid/IR/RankLayout.h"
 
 #include <compare>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -78,14 +79,24 @@ std::pair<double, double> firstLayerTimes(const BlockTimes &times);
 /// two slow each other and the block-level run cannot. The tail probe runs
 /// microbatch 0's backward blocks with the buckets a tail would issue, the
 /// blocks alone otherwise as probeProgram does; per stage, the tail's
-/// microbatches.
-ir::Program tailProbeProgram(const ir::Program &prog);
+/// microbatches. With `maxLayers`, only the first so many layers of each
+/// model chunk (in the order the backward runs them), and with `copies` two
+/// at least of each kind of layer, with their buckets.
+ir::Program tailProbeProgram(const ir::Program &prog, size_t maxLayers = SIZE_MAX,
+                             const LayerCopies *copies = nullptr);
 std::vector<std::set<int32_t>> tailMicros(const ir::Program &prog);
 
 /// Seconds the buckets add to each backward block of a stage's tail: the
 /// tail probe's block times less the probe's `times`.
 BlockTimes tailDelays(const ir::Program &tailProbe, const engine::SimResult &res, const RankLayout &layout,
                       const BlockTimes &times);
+
+/// Fills the delays of the layers a shortened tail probe left out: each
+/// takes the delay of the last probed layer alike (`copies`), when that is
+/// the one before it alike's within 1e-4 of the block's time (the tail has
+/// settled: each bucket meets the next layer as the one before met its
+/// layer). False, leaving some unfilled, where it has not.
+bool settleTail(BlockTimes &delays, const ir::Program &tailProbe, const LayerCopies &copies, const BlockTimes &times);
 
 /// The whole schedule with each block one node of its probed time, and a
 /// tail's backward blocks `tail`'s delay (Hierarchical.h above) longer.

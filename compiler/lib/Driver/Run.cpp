@@ -14,6 +14,7 @@
 #include "rapid/Driver/Run.h"
 
 #include "Hierarchical.h"
+#include "SimMemo.h"
 #include "Symmetry.h"
 #include "Workload.h"
 
@@ -21,6 +22,7 @@
 #include "rapid/Engine/Simulator.h"
 #include "rapid/IR/Printer.h"
 #include "rapid/Network/Network.h"
+#include "rapid/Network/NetworkConfig.h"
 #include "rapid/Passes/Pipeline.h"
 #include "rapid/IR/RankLayout.h"
 #include "rapid/Report/Report.h"
@@ -270,7 +272,11 @@ struct Clean {
 /// block times `clean` (probed here when null and needed).
 llvm::Expected<std::optional<run::BlockTimes>> cleanTailDelays(const ir::Program &prog, const ExperimentPoint &point,
                                                                bool reduce, const run::BlockTimes *clean) {
-  ir::Program tail = run::tailProbeProgram(prog);
+  // First the tail's first few layers of each stage: where the buckets meet
+  // later layers as they met these, the rest follow (settleTail).
+  constexpr size_t kFirstLayers = 4;
+  run::LayerCopies copies = run::probeLayers(prog);
+  ir::Program tail = run::tailProbeProgram(prog, kFirstLayers, &copies);
   net::NetworkSpec net = networkSpec(point);
   if (!run::bucketsMeetBlocks(tail, net)) return std::nullopt;
   std::map<int, ir::Group> kinds;
@@ -282,13 +288,20 @@ llvm::Expected<std::optional<run::BlockTimes>> cleanTailDelays(const ir::Program
     probed = std::move(*t);
     clean = &probed;
   }
-  run::TailReduction red = reduce ? run::reduceTail(tail, net) : run::TailReduction{};
-  llvm::Expected<engine::SimResult> res =
-      simulate(tail, point, Spans::All, "", nullptr, kinds, red.ranks.empty() ? nullptr : &red.ranks);
-  if (!res) return res.takeError();
-  run::BlockTimes delays = run::tailDelays(tail, *res, RankLayout(prog.layout), *clean);
-  if (!red.stageOf.empty()) run::copyRepresented(delays, tail, red.stageOf);
-  return delays;
+  auto delaysOf = [&](const ir::Program &tail) -> llvm::Expected<run::BlockTimes> {
+    run::TailReduction red = reduce ? run::reduceTail(tail, net) : run::TailReduction{};
+    llvm::Expected<engine::SimResult> res =
+        simulate(tail, point, Spans::All, "", nullptr, kinds, red.ranks.empty() ? nullptr : &red.ranks);
+    if (!res) return res.takeError();
+    run::BlockTimes delays = run::tailDelays(tail, *res, RankLayout(prog.layout), *clean);
+    if (!red.stageOf.empty()) run::copyRepresented(delays, tail, red.stageOf);
+    return delays;
+  };
+  llvm::Expected<run::BlockTimes> delays = delaysOf(tail);
+  if (delays && !run::settleTail(*delays, tail, copies, *clean))
+    delays = delaysOf(run::tailProbeProgram(prog));
+  if (!delays) return delays.takeError();
+  return std::move(*delays);
 }
 
 /// One simulation of the point, in the chosen mode, under `extra` faults.
@@ -383,6 +396,17 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
                   faulted ? &own : nullptr, out.timelineRanks);
 }
 
+/// A simulation and what it gave besides, as SimMemo keeps them.
+struct Simulated {
+  engine::SimResult res;
+  PointSim sim;
+};
+
+run::SimMemo<Simulated> &memo() {
+  static run::SimMemo<Simulated> m;
+  return m;
+}
+
 /// The time a run reports: step time for training, total latency for inference.
 double headline(const RunResult &r, bool training) { return training ? r.stepTime : r.total; }
 
@@ -415,12 +439,27 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
   if (prog.layerBlocks && !r.hierarchical) prog = compilePoint(point, {});
   bool reduce = opts.mode != SimMode::HierarchicalAll;
   std::optional<Clean> clean; // what fault samples do not reach
+  // Points that simulate alike share one simulation (SimMemo.h); faults and
+  // timelines are a point's own.
+  std::optional<run::SimKey> key;
+  if (training && !point.faults && opts.timeline.empty())
+    key = run::simKey(prog, net::writeNetworkJson(networkSpec(point)),
+                      engine::writeSystemConfigJson(systemConfig(point)), r.hierarchical, reduce);
   auto figures = [&](std::vector<net::Fault> extra, const std::string &timeline) -> llvm::Expected<RunResult> {
     PointSim sim;
     sim.timelineRanks = opts.timelineRanks.empty() ? nullptr : &opts.timelineRanks;
-    llvm::Expected<engine::SimResult> res = simulatePoint(prog, point, r.hierarchical, reduce, timeline, extra, sim,
-                                                          clean ? &*clean : nullptr);
+    std::optional<Simulated> known = key ? memo().find(*key) : std::nullopt;
+    llvm::Expected<engine::SimResult> res =
+        known ? llvm::Expected<engine::SimResult>(std::move(known->res))
+              : simulatePoint(prog, point, r.hierarchical, reduce, timeline, extra, sim, clean ? &*clean : nullptr);
     if (!res) return res.takeError();
+    if (known) {
+      sim = known->sim;
+    } else if (key) {
+      Simulated keep{*res, sim};
+      keep.res.spans.clear(); // the figures read none
+      memo().insert(*key, std::move(keep));
+    }
     RunResult out = r;
     out.simulated = true;
     out.events = res->events;

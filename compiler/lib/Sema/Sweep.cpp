@@ -134,7 +134,22 @@ void addLayoutAxes(Sema &sema, SweepPlan &plan) {
     int64_t seq = base.training->seq;
     add("cp", "parallel.cp", divisors([&](int64_t d) { return seq % (2 * d) == 0 && seq / d >= kMinCpTokens; }));
   }
-  add("pp", "parallel.pp", divisors([&](int64_t d) { return base.model.layers % d == 0; }));
+  // Pipeline stages of whole layers: an even share, or (unless the body
+  // writes the end stages' layers) Megatron-LM's uneven split with the first
+  // and last stage one layer short, which leaves room for the embedding and
+  // the head (Llama 3 405B: 126 layers on 16 stages of 8).
+  int64_t layers = base.model.layers;
+  bool endStages = !written.count("parallel.first_stage_layers") && !written.count("parallel.last_stage_layers");
+  auto shortEnds = [=](int64_t pp) {
+    return endStages && pp >= 3 && layers % pp != 0 && (layers + 2) % pp == 0 && (layers + 2) / pp >= 2;
+  };
+  add("pp", "parallel.pp", divisors([&](int64_t d) { return layers % d == 0 || shortEnds(d); }));
+  if (endStages)
+    for (const char *path : {"parallel.first_stage_layers", "parallel.last_stage_layers"})
+      derive(path + 9, path, [=](const FieldValues &v) {
+        int64_t pp = int64_t(num(v, "parallel.pp", double(par.pp)));
+        return Value::number(shortEnds(pp) ? double((layers + 2) / pp - 1) : 0.0);
+      }, /*hidden=*/true);
   bool stagesAxis = false;
   if (base.training && !written.count("training.schedule")) {
     std::vector<Value> chunks;
@@ -169,12 +184,14 @@ void addLayoutAxes(Sema &sema, SweepPlan &plan) {
     std::vector<Value> recompute{Value::symbol("none"), Value::symbol("full")};
     if (!base.training->flashAttention) recompute.insert(recompute.begin() + 1, Value::symbol("selective"));
     add("recompute", "training.recompute", recompute);
-    add("zero", "training.zero", {Value::number(0), Value::number(1)});
+    // Not stage 3 (FSDP): it gathers each layer's weights for every
+    // microbatch, collectives the hierarchical run cannot time once where
+    // CP x DP spans two dimensions (seconds a layout); write a zero axis.
+    add("zero", "training.zero", {Value::number(0), Value::number(1), Value::number(2)});
   }
   std::optional<TrainingSpec> training = base.training;
-  bool cpWritten = written.count("parallel.cp") > 0;
-  int64_t layers = base.model.layers;
-  bool uneven = par.firstStageLayers > 0 || par.lastStageLayers > 0;
+  bool cpWritten = written.count("parallel.cp") > 0, zeroWritten = written.count("training.zero") > 0;
+  bool uneven = !endStages && (par.firstStageLayers > 0 || par.lastStageLayers > 0);
   plan.keep = [=](const FieldValues &v) {
     double tp = num(v, "parallel.tp", double(par.tp)), dp = num(v, "parallel.dp", double(par.dp));
     double pp = num(v, "parallel.pp", double(par.pp)), ep = num(v, "parallel.ep", double(par.ep));
@@ -189,9 +206,13 @@ void addLayoutAxes(Sema &sema, SweepPlan &plan) {
       double micro = num(v, "training.micro_batch", double(training->microBatch));
       double batch = num(v, "training.global_batch", double(training->globalBatch));
       if (std::fmod(batch, micro * dp) != 0) return false;
+      // ZeRO shards over the replicas: without any, every stage is stage 0.
+      if (!zeroWritten && num(v, "training.zero", 0) > 0 && dp * cp == 1) return false;
       if (stagesAxis) { // chunks of whole layers; interleaving wants pp >= 2 and whole rounds of pp microbatches
         double chunks = num(v, "training.virtual_stages", 1);
-        if (chunks > 1 && (pp < 2 || uneven || std::fmod(double(layers), pp * chunks) != 0 ||
+        // With short end stages the middle ones hold (layers + 2) / pp layers.
+        double stageLayers = shortEnds(int64_t(pp)) ? double((layers + 2) / int64_t(pp)) : double(layers) / pp;
+        if (chunks > 1 && (pp < 2 || uneven || std::fmod(stageLayers, chunks) != 0 ||
                            std::fmod(batch / (micro * dp), pp) != 0))
           return false;
       }
