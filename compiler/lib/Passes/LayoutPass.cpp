@@ -68,7 +68,9 @@ std::vector<Group> rankOrder(const ExperimentPoint &p) {
                    [&](auto *a, auto *b) { return dimIndex(a->dims.front()) < dimIndex(b->dims.front()); });
   for (const DegreeMapping *m : maps)
     for (const std::string &d : m->degrees) order.push_back(groupNamed(d));
-  for (Group g : {Group::TP, Group::CP, Group::DP, Group::PP}) // unmapped ones are 1
+  // The degrees no map places follow in rank_order's order.
+  bool ppFirst = p.parallel.rankOrder == RankOrder::PpFirst;
+  for (Group g : {Group::TP, Group::CP, ppFirst ? Group::PP : Group::DP, ppFirst ? Group::DP : Group::PP})
     if (std::find(order.begin(), order.end(), g) == order.end()) order.push_back(g);
   return order;
 }

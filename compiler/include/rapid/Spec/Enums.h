@@ -58,6 +58,8 @@ enum class ServePreemption : uint8_t { Recompute, Swap };
 enum class ServeRouter : uint8_t { RoundRobin, LeastLoaded };
 /// Soft faults derate links; hard ones remove them.
 enum class FaultMode : uint8_t { Derate, Remove };
+/// After TP and CP, which of DP and PP varies faster over the rank numbers.
+enum class RankOrder : uint8_t { DpFirst, PpFirst };
 
 template <class E> struct EnumInfo;
 template <> struct EnumInfo<DeclKind> {
@@ -119,6 +121,9 @@ template <> struct EnumInfo<ReplayCollectives> {
 };
 template <> struct EnumInfo<FaultMode> {
   static constexpr std::string_view names[] = {"derate", "remove"};
+};
+template <> struct EnumInfo<RankOrder> {
+  static constexpr std::string_view names[] = {"dp_first", "pp_first"};
 };
 
 template <class E> constexpr std::span<const std::string_view> enumNames() { return EnumInfo<E>::names; }
