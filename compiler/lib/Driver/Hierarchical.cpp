@@ -239,6 +239,19 @@ ir::Program tailProbeProgram(const ir::Program &prog, size_t maxLayers, const La
   return probe;
 }
 
+bool bucketsOverlapBlocks(const ir::Program &tailProbe) {
+  for (const ir::Graph &g : tailProbe.stages) {
+    uint32_t lastBlock = 0;
+    for (uint32_t i = 0; i < g.ops.size(); ++i)
+      if (!isBucket(g.ops[i])) lastBlock = i;
+    for (const Op &op : g.ops)
+      if (isBucket(op))
+        for (uint32_t d : op.deps)
+          if (!isBucket(g.ops[d]) && d < lastBlock) return true; // blocks run after it
+  }
+  return false;
+}
+
 BlockTimes tailDelays(const ir::Program &tailProbe, const engine::SimResult &res, const RankLayout &layout,
                       const BlockTimes &times) {
   BlockTimes out = blockTimes(tailProbe, res, layout);

@@ -86,6 +86,10 @@ ir::Program tailProbeProgram(const ir::Program &prog, size_t maxLayers = SIZE_MA
                              const LayerCopies *copies = nullptr);
 std::vector<std::set<int32_t>> tailMicros(const ir::Program &prog);
 
+/// Whether a tail probe has a bucket before a block: without overlap
+/// (`grad_reduce_overlap = off`) the one bucket follows the whole backward.
+bool bucketsOverlapBlocks(const ir::Program &tailProbe);
+
 /// Seconds the buckets add to each backward block of a stage's tail: the
 /// tail probe's block times less the probe's `times`.
 BlockTimes tailDelays(const ir::Program &tailProbe, const engine::SimResult &res, const RankLayout &layout,

@@ -167,19 +167,28 @@ namespace {
 /// data-parallel ones) their time, simulated once per distinct collective on
 /// one group of the full network (Symmetry.h).
 llvm::Error timeCollectives(ir::Program &pipeline, const ExperimentPoint &point, bool all) {
+  static run::SimMemo<Seconds> timed; // across the points of a run: a search's share most
   RankLayout layout(pipeline.layout);
   std::map<run::CollectiveKey, Seconds> known;
+  std::string network = net::writeNetworkJson(networkSpec(point));
+  std::string system = engine::writeSystemConfigJson(systemConfig(point));
   for (ir::Graph &g : pipeline.stages)
     for (ir::Op &op : g.ops) {
       if (!run::isCollective(op) || !(all || run::isDataParallel(op))) continue;
       auto [it, fresh] = known.try_emplace(run::CollectiveKey{op.kind, op.group, op.commBytes});
       if (fresh) {
         std::vector<int64_t> members = layout.members(layout.firstRankOfStage(g.stage), op.group);
-        std::map<int, ir::Group> kinds;
-        llvm::Expected<engine::SimResult> res =
-            simulate(run::collectiveProgram(pipeline, op, g.stage), point, Spans::None, "", nullptr, kinds, &members);
-        if (!res) return res.takeError();
-        it->second = Seconds(std::max<double>(1, double(res->totalNs)) * 1e-9);
+        run::SimKey key = run::collectiveKey(op, members, network, system);
+        if (std::optional<Seconds> t = timed.find(key)) {
+          it->second = *t;
+        } else {
+          std::map<int, ir::Group> kinds;
+          llvm::Expected<engine::SimResult> res =
+              simulate(run::collectiveProgram(pipeline, op, g.stage), point, Spans::None, "", nullptr, kinds, &members);
+          if (!res) return res.takeError();
+          it->second = Seconds(std::max<double>(1, double(res->totalNs)) * 1e-9);
+          timed.insert(key, it->second);
+        }
       }
       op.time = it->second;
     }
@@ -278,7 +287,7 @@ llvm::Expected<std::optional<run::BlockTimes>> cleanTailDelays(const ir::Program
   run::LayerCopies copies = run::probeLayers(prog);
   ir::Program tail = run::tailProbeProgram(prog, kFirstLayers, &copies);
   net::NetworkSpec net = networkSpec(point);
-  if (!run::bucketsMeetBlocks(tail, net)) return std::nullopt;
+  if (!run::bucketsOverlapBlocks(tail) || !run::bucketsMeetBlocks(tail, net)) return std::nullopt;
   std::map<int, ir::Group> kinds;
   run::BlockTimes probed;
   if (!clean) {

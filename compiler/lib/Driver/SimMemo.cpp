@@ -40,4 +40,17 @@ SimKey simKey(const ir::Program &prog, const std::string &network, const std::st
   return h.final();
 }
 
+SimKey collectiveKey(const ir::Op &op, const std::vector<int64_t> &members, const std::string &network,
+                     const std::string &system) {
+  llvm::BLAKE3 h;
+  std::string buf;
+  auto put = [&](const auto &v) { buf.append(reinterpret_cast<const char *>(&v), sizeof v); };
+  put(op.kind), put(op.group), put(op.commBytes), put(members.size());
+  for (int64_t m : members) put(m);
+  put(network.size()), buf += network;
+  put(system.size()), buf += system;
+  h.update(llvm::StringRef(buf));
+  return h.final();
+}
+
 } // namespace rapid::run

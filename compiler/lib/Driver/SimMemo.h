@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace rapid::run {
 
@@ -25,6 +26,11 @@ using SimKey = std::array<uint8_t, 32>;
 /// layout, `network` and `system` (their JSON) and the mode.
 SimKey simKey(const ir::Program &prog, const std::string &network, const std::string &system, bool hierarchical,
               bool reduce);
+
+/// The same for one collective timed alone on `members` (Run.cpp's
+/// timeCollectives): points of a search share most of theirs.
+SimKey collectiveKey(const ir::Op &op, const std::vector<int64_t> &members, const std::string &network,
+                     const std::string &system);
 
 /// Results by key, shared by the threads of a run; bounded so that a huge
 /// sweep keeps its memory (later results are then simply not kept).

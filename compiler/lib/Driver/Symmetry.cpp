@@ -10,8 +10,10 @@
 //    a fat tree of one leaf, or a link per pair (fully connected). Rings,
 //    meshes, tori and multi-level trees carry traffic through links that
 //    other ranks use too;
-//  - every group and pipeline peer of S's ranks differs in one dimension at
-//    most (a route through a second dimension passes other ranks' ports);
+//  - every pipeline peer of S's ranks differs in one dimension at most (a
+//    route through a second dimension passes other ranks' ports), and every
+//    group too unless it is a grid (the runtime then runs its collectives one
+//    phase per axis, each phase's routes in one dimension);
 //  - what S simulates as collectives stays inside S, and what it replays is
 //    timed exactly by one group alone: that group lies on one line whose
 //    ports are private or that holds no other group.
@@ -54,7 +56,7 @@ public:
   Lines(const net::NetworkSpec &net, int64_t ranks) : ranks(ranks) {
     int64_t stride = 1;
     for (const net::DimSpec &d : net.dims) {
-      dims.push_back({stride, int64_t(d.size()), portPrivate(d)});
+      dims.push_back({stride, int64_t(d.size()), portPrivate(d), d.shape});
       stride *= d.size();
     }
   }
@@ -86,20 +88,44 @@ public:
         if (coord(m, dims[i]) != coord(members[0], dims[i])) mask |= uint64_t(1) << i;
     return mask;
   }
-  /// Whether a collective of `members` alone takes the time it takes among all its like.
+  /// Whether `members` take every combination of the coordinates they take
+  /// on the network's axes: the runtime then runs their collectives one
+  /// phase per axis (coll::groupGrid), each phase's routes in one dimension.
+  bool grid(const std::vector<int64_t> &members) const {
+    int64_t cells = 1;
+    for (const Dim &d : dims) {
+      int64_t axisStride = 1;
+      for (int extent : d.shape) {
+        std::set<int64_t> seen;
+        for (int64_t m : members) seen.insert(coord(m, d) / axisStride % extent);
+        axisStride *= extent;
+        if ((cells *= int64_t(seen.size())) > int64_t(members.size())) return false;
+      }
+    }
+    return cells == int64_t(members.size());
+  }
+  /// Whether a collective of `members` alone takes the time it takes among
+  /// all its like: each dimension it crosses gives each rank ports of its
+  /// own or holds its members only, and it crosses several as a grid.
   bool alone(const std::vector<int64_t> &members) const {
     int d = dimOf(members);
     if (d == -1) return true;
-    if (d == -2) return false;
+    if (d == -2 && !grid(members)) return false;
     std::vector<uint8_t> in(size_t(ranks), 0);
     for (int64_t m : members) in[m] = 1;
-    return dims[d].private_ || lineWithin(in, members[0], dims[d]);
+    uint64_t crossed = dimMask(members);
+    for (size_t i = 0; i < dims.size() && i < 64; ++i)
+      if ((crossed >> i & 1) && !dims[i].private_)
+        for (int64_t m : members)
+          if (!lineWithin(in, m, dims[i])) return false;
+    return true;
   }
 
 private:
   struct Dim {
     int64_t stride, size;
     bool private_;
+    std::vector<int> shape; ///< the dimension's axes
   };
   static int64_t coord(int64_t r, const Dim &d) { return r / d.stride % d.size; }
   static bool lineWithin(const std::vector<uint8_t> &in, int64_t r, const Dim &d) {
@@ -147,9 +173,12 @@ bool exact(const ir::Program &prog, const RankLayout &layout, const Lines &lines
         if (!lines.alone(m)) return false;
         continue;
       }
+      // A group across dimensions runs as a grid (Lines::grid), each phase in one.
       int d = lines.dimOf(m);
-      if (d == -2 || !std::all_of(m.begin(), m.end(), [&](int64_t x) { return in[x]; })) return false;
-      if (d >= 0) used.insert(d);
+      if ((d == -2 && !lines.grid(m)) || !std::all_of(m.begin(), m.end(), [&](int64_t x) { return in[x]; })) return false;
+      uint64_t crossed = lines.dimMask(m);
+      for (int i = 0; i < 64; ++i)
+        if (crossed >> i & 1) used.insert(i);
     }
   }
   return lines.closed(set, used);
