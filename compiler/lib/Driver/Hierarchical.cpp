@@ -1,6 +1,8 @@
 //===- Hierarchical.cpp - Layer-level timing, then the pipeline -----------===//
 #include "Hierarchical.h"
 
+#include "Symmetry.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
@@ -161,15 +163,13 @@ std::pair<double, double> firstLayerTimes(const BlockTimes &times) {
 
 namespace {
 
-bool isBucket(const Op &op) { return op.isComm() && op.kind != OpKind::Send && op.kind != OpKind::Recv && ir::isDataParallel(op.group); }
-
 /// Which ops of `g` are gradient buckets: data-parallel collectives after a
 /// backward block's op or after another bucket (a hybrid shard's all-reduce
 /// after its reduce-scatter).
 std::vector<uint8_t> buckets(const ir::Graph &g) {
   std::vector<uint8_t> out(g.ops.size(), 0);
   for (size_t i = 0; i < g.ops.size(); ++i)
-    if (isBucket(g.ops[i]))
+    if (isDataParallel(g.ops[i]))
       for (uint32_t d : g.ops[i].deps) {
         std::optional<BlockKey> k = blockOf(g.ops[d]);
         if (out[d] || (k && k->backward)) out[i] = 1;
@@ -243,11 +243,11 @@ bool bucketsOverlapBlocks(const ir::Program &tailProbe) {
   for (const ir::Graph &g : tailProbe.stages) {
     uint32_t lastBlock = 0;
     for (uint32_t i = 0; i < g.ops.size(); ++i)
-      if (!isBucket(g.ops[i])) lastBlock = i;
+      if (!isDataParallel(g.ops[i])) lastBlock = i;
     for (const Op &op : g.ops)
-      if (isBucket(op))
+      if (isDataParallel(op))
         for (uint32_t d : op.deps)
-          if (!isBucket(g.ops[d]) && d < lastBlock) return true; // blocks run after it
+          if (!isDataParallel(g.ops[d]) && d < lastBlock) return true; // blocks run after it
   }
   return false;
 }

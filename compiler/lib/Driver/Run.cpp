@@ -14,6 +14,7 @@
 #include "rapid/Driver/Run.h"
 
 #include "Hierarchical.h"
+#include "Probes.h"
 #include "SimMemo.h"
 #include "Symmetry.h"
 #include "Workload.h"
@@ -21,15 +22,23 @@
 #include "rapid/Emit/RuntimeInputs.h"
 #include "rapid/Engine/Simulator.h"
 #include "rapid/IR/Printer.h"
-#include "rapid/Network/Network.h"
 #include "rapid/Network/NetworkConfig.h"
 #include "rapid/Passes/Pipeline.h"
 #include "rapid/IR/RankLayout.h"
-#include "rapid/Report/Report.h"
 #include "rapid/Spec/Specs.h"
 
 namespace rapid {
 namespace {
+
+using run::Clean;
+using run::Probe;
+using run::Spans;
+using run::cleanBlockTimes;
+using run::cleanTailDelays;
+using run::runProbe;
+using run::simulate;
+using run::softFaultedLinks;
+using run::timeCollectives;
 
 ExposedByGroup exposedByGroup(const engine::RankResult &r0, const std::map<int, ir::Group> &kinds) {
   ExposedByGroup out;
@@ -105,95 +114,13 @@ double flattenedNodes(const ir::Program &prog) {
 }
 
 /// Above this many rank-ops (over all the runs of a point, fault samples
-/// included) Auto simulates hierarchically: a few seconds of flattened
-/// simulation on one core.
+/// included) Auto simulates hierarchically: about a quarter of a CPU second
+/// of flattened simulation.
 constexpr double kFlattenedLimit = 2e5;
-
-/// Which spans a simulation keeps: none, rank 0's (the first layer's times)
-/// or every rank's (inference figures, the hierarchical probe).
-enum class Spans { None, Rank0, All };
-
-/// The point's network with its faults and `extra` ones.
-llvm::Expected<net::Topology> faultedTopology(const ExperimentPoint &point, const std::vector<net::Fault> &extra) {
-  net::Topology topo(networkSpec(point));
-  if (llvm::Error e = run::applyPointFaults(point, topo)) return e;
-  if (!extra.empty())
-    if (llvm::Error e = net::applyFaults("random faults", extra, topo)) return e;
-  return topo;
-}
-
-/// Simulates `prog` on the point's network with its faults and `extra` ones
-/// (with none at all when `extra` is null), the `active` ranks only when
-/// given, layer blocks at their ranks' own `blockTimes` where listed. `kinds`
-/// receives what rank 0's communicator groups are.
-llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const ExperimentPoint &point, Spans spans,
-                                           const std::string &timeline, const std::vector<net::Fault> *extra,
-                                           std::map<int, ir::Group> &kinds,
-                                           const std::vector<int64_t> *active = nullptr,
-                                           const run::RankBlockTimes *blockTimes = nullptr,
-                                           const std::vector<int64_t> *timelineRanks = nullptr) {
-  llvm::Expected<net::Topology> topo = extra ? faultedTopology(point, *extra) : net::Topology(networkSpec(point));
-  if (!topo) return topo.takeError();
-  llvm::Expected<run::Simulation> sim = run::buildSimulation(prog, point, active, blockTimes);
-  if (!sim) return sim.takeError();
-  kinds = sim->rank0Kinds;
-  net::Network network(*topo, net::NetMode::Congestion);
-  engine::SimOptions so;
-  so.recordTimeline = spans == Spans::All || !timeline.empty();
-  so.recordRank = spans == Spans::Rank0 ? 0 : -1;
-  so.system = systemConfig(point);
-  engine::Simulator simulator(sim->workload, network, sim->groups, so);
-  llvm::Expected<engine::SimResult> res = simulator.run();
-  if (!res) return res.takeError();
-  if (!timeline.empty())
-    if (llvm::Error e = report::writeTimeline(timeline, *res, sim->workload, nullptr, timelineRanks)) return e;
-  return res;
-}
 
 } // namespace
 
-llvm::Expected<double> run::finishSeconds(const ir::Program &prog, const ExperimentPoint &point,
-                                          const std::vector<int64_t> &active) {
-  std::map<int, ir::Group> kinds;
-  std::vector<net::Fault> none;
-  llvm::Expected<engine::SimResult> res = simulate(prog, point, Spans::None, "", &none, kinds, &active);
-  if (!res) return res.takeError();
-  return double(res->totalNs) * 1e-9;
-}
-
 namespace {
-
-/// Gives the collectives of `pipeline` (every one with `all`, else the
-/// data-parallel ones) their time, simulated once per distinct collective on
-/// one group of the full network (Symmetry.h).
-llvm::Error timeCollectives(ir::Program &pipeline, const ExperimentPoint &point, bool all) {
-  static run::SimMemo<Seconds> timed; // across the points of a run: a search's share most
-  RankLayout layout(pipeline.layout);
-  std::map<run::CollectiveKey, Seconds> known;
-  std::string network = net::writeNetworkJson(networkSpec(point));
-  std::string system = engine::writeSystemConfigJson(systemConfig(point));
-  for (ir::Graph &g : pipeline.stages)
-    for (ir::Op &op : g.ops) {
-      if (!run::isCollective(op) || !(all || run::isDataParallel(op))) continue;
-      auto [it, fresh] = known.try_emplace(run::CollectiveKey{op.kind, op.group, op.commBytes});
-      if (fresh) {
-        std::vector<int64_t> members = layout.members(layout.firstRankOfStage(g.stage), op.group);
-        run::SimKey key = run::collectiveKey(op, members, network, system);
-        if (std::optional<Seconds> t = timed.find(key)) {
-          it->second = *t;
-        } else {
-          std::map<int, ir::Group> kinds;
-          llvm::Expected<engine::SimResult> res =
-              simulate(run::collectiveProgram(pipeline, op, g.stage), point, Spans::None, "", nullptr, kinds, &members);
-          if (!res) return res.takeError();
-          it->second = Seconds(std::max<double>(1, double(res->totalNs)) * 1e-9);
-          timed.insert(key, it->second);
-        }
-      }
-      op.time = it->second;
-    }
-  return llvm::Error::success();
-}
 
 /// What one simulation of a point gives besides its result: rank 0's first
 /// layer (training), what rank 0's communicator groups are, and how many
@@ -208,110 +135,6 @@ struct PointSim {
   std::map<int, ir::Group> kinds;
   int64_t ranks = 0;
 };
-
-/// The ids of the links `extra` and the point's faults change in `clean`;
-/// none when one is removed (traffic then takes other routes).
-llvm::Expected<std::optional<std::vector<uint32_t>>> softFaultedLinks(const net::Topology &clean,
-                                                                      const ExperimentPoint &point,
-                                                                      const std::vector<net::Fault> &extra) {
-  llvm::Expected<net::Topology> faulty = faultedTopology(point, extra);
-  if (!faulty) return faulty.takeError();
-  std::vector<uint32_t> out;
-  for (size_t i = 0; i < clean.links().size(); ++i) {
-    const net::Link &a = clean.links()[i], &b = faulty->links()[i];
-    if (b.failed) return std::nullopt;
-    if (a.bytesPerNs != b.bytesPerNs || a.latencyPs != b.latencyPs) out.push_back(uint32_t(i));
-  }
-  return out;
-}
-
-/// A layer probe and what it simulated.
-struct Probe {
-  ir::Program prog;
-  engine::SimResult res;
-  run::LayerCopies copies;
-};
-
-/// The layer probe on the `active` ranks (every rank when null) under
-/// `faults` (simulate's `extra`). Layers that probe alike are probed once
-/// (with `copy`) when every probed block ends with its ranks in step: the
-/// next then starts as the first did. A fault on a probed link skews ranks,
-/// the skew carries into later layers, and the probe runs again with every
-/// layer.
-llvm::Expected<Probe> runProbe(const ir::Program &prog, const ExperimentPoint &point, bool copy,
-                                  const std::vector<net::Fault> *faults, const std::vector<int64_t> *active,
-                                  std::map<int, ir::Group> &kinds) {
-  Probe p;
-  p.copies = copy ? run::probeLayers(prog) : run::LayerCopies{};
-  p.prog = run::probeProgram(prog, p.copies.empty() ? nullptr : &p.copies);
-  llvm::Expected<engine::SimResult> res = simulate(p.prog, point, Spans::All, "", faults, kinds, active);
-  if (res && !p.copies.empty() && !run::blocksInStep(p.prog, *res, RankLayout(prog.layout))) {
-    p.copies.clear();
-    p.prog = run::probeProgram(prog);
-    res = simulate(p.prog, point, Spans::All, "", faults, kinds, active);
-  }
-  if (!res) return res.takeError();
-  p.res = std::move(*res);
-  return p;
-}
-
-/// Every stage's block times on a fault-free network, from the probe on the
-/// ranks `red` reduces it to.
-llvm::Expected<run::BlockTimes> cleanBlockTimes(const ir::Program &prog, const ExperimentPoint &point, bool reduce,
-                                                const run::Reduction &red, std::map<int, ir::Group> &kinds) {
-  llvm::Expected<Probe> probe =
-      runProbe(prog, point, reduce, nullptr, red.probe.empty() ? nullptr : &red.probe, kinds);
-  if (!probe) return probe.takeError();
-  RankLayout layout(prog.layout);
-  run::BlockTimes times = run::blockTimes(probe->prog, probe->res, layout);
-  run::copyLayers(times, probe->copies, nullptr, layout);
-  if (!red.probeStageOf.empty()) run::copyRepresented(times, prog, red.probeStageOf);
-  return times;
-}
-
-/// What every fault sample of a hierarchical point shares: the fault-free
-/// block times and the delays gradient buckets add to a tail's backward
-/// blocks (none where they share no link).
-struct Clean {
-  run::BlockTimes times;
-  std::optional<run::BlockTimes> tail;
-};
-
-/// The tail's delays (Hierarchical.h) on the fault-free network, against its
-/// block times `clean` (probed here when null and needed).
-llvm::Expected<std::optional<run::BlockTimes>> cleanTailDelays(const ir::Program &prog, const ExperimentPoint &point,
-                                                               bool reduce, const run::BlockTimes *clean) {
-  // First the tail's first few layers of each stage: where the buckets meet
-  // later layers as they met these, the rest follow (settleTail).
-  constexpr size_t kFirstLayers = 4;
-  run::LayerCopies copies = run::probeLayers(prog);
-  ir::Program tail = run::tailProbeProgram(prog, kFirstLayers, &copies);
-  net::NetworkSpec net = networkSpec(point);
-  if (!run::bucketsOverlapBlocks(tail) || !run::bucketsMeetBlocks(tail, net)) return std::nullopt;
-  std::map<int, ir::Group> kinds;
-  run::BlockTimes probed;
-  if (!clean) {
-    run::Reduction red = reduce ? run::reduce(prog, net, false) : run::Reduction{};
-    llvm::Expected<run::BlockTimes> t = cleanBlockTimes(prog, point, reduce, red, kinds);
-    if (!t) return t.takeError();
-    probed = std::move(*t);
-    clean = &probed;
-  }
-  auto delaysOf = [&](const ir::Program &tail) -> llvm::Expected<run::BlockTimes> {
-    run::TailReduction red = reduce ? run::reduceTail(tail, net) : run::TailReduction{};
-    llvm::Expected<engine::SimResult> res =
-        simulate(tail, point, Spans::All, "", nullptr, kinds, red.ranks.empty() ? nullptr : &red.ranks);
-    if (!res) return res.takeError();
-    run::BlockTimes delays = run::tailDelays(tail, *res, RankLayout(prog.layout), *clean);
-    if (!red.stageOf.empty()) run::copyRepresented(delays, tail, red.stageOf);
-    return delays;
-  };
-  llvm::Expected<run::BlockTimes> delays = delaysOf(tail);
-  if (delays && !run::settleTail(*delays, tail, copies, *clean))
-    delays = delaysOf(run::tailProbeProgram(prog));
-  if (!delays) return delays.takeError();
-  return std::move(*delays);
-}
 
 /// One simulation of the point, in the chosen mode, under `extra` faults.
 /// Hierarchical runs simulate the ranks that stand for all the others

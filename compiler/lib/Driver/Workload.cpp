@@ -1,8 +1,10 @@
-//===- Workload.cpp - The runtime's inputs, built in memory ---------------===//
+//===- Workload.cpp - The runtime's inputs, built in memory, and one run of them ===//
 #include "Workload.h"
 
 #include "rapid/Emit/ChakraNodes.h"
 #include "rapid/Emit/RuntimeInputs.h"
+#include "rapid/Network/Network.h"
+#include "rapid/Report/Report.h"
 #include "rapid/Network/Faults.h"
 #include "rapid/IR/RankLayout.h"
 
@@ -41,6 +43,46 @@ llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const Experi
   }
   sim.workload.prefix = point.experiment;
   return sim;
+}
+
+llvm::Expected<net::Topology> faultedTopology(const ExperimentPoint &point, const std::vector<net::Fault> &extra) {
+  net::Topology topo(networkSpec(point));
+  if (llvm::Error e = applyPointFaults(point, topo)) return e;
+  if (!extra.empty())
+    if (llvm::Error e = net::applyFaults("random faults", extra, topo)) return e;
+  return topo;
+}
+
+llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const ExperimentPoint &point, Spans spans,
+                                           const std::string &timeline, const std::vector<net::Fault> *extra,
+                                           std::map<int, ir::Group> &kinds,
+                                           const std::vector<int64_t> *active, const RankBlockTimes *blockTimes,
+                                           const std::vector<int64_t> *timelineRanks) {
+  llvm::Expected<net::Topology> topo = extra ? faultedTopology(point, *extra) : net::Topology(networkSpec(point));
+  if (!topo) return topo.takeError();
+  llvm::Expected<Simulation> sim = buildSimulation(prog, point, active, blockTimes);
+  if (!sim) return sim.takeError();
+  kinds = sim->rank0Kinds;
+  net::Network network(*topo, net::NetMode::Congestion);
+  engine::SimOptions so;
+  so.recordTimeline = spans == Spans::All || !timeline.empty();
+  so.recordRank = spans == Spans::Rank0 ? 0 : -1;
+  so.system = systemConfig(point);
+  engine::Simulator simulator(sim->workload, network, sim->groups, so);
+  llvm::Expected<engine::SimResult> res = simulator.run();
+  if (!res) return res.takeError();
+  if (!timeline.empty())
+    if (llvm::Error e = report::writeTimeline(timeline, *res, sim->workload, nullptr, timelineRanks)) return e;
+  return res;
+}
+
+llvm::Expected<double> finishSeconds(const ir::Program &prog, const ExperimentPoint &point,
+                                     const std::vector<int64_t> &active) {
+  std::map<int, ir::Group> kinds;
+  std::vector<net::Fault> none;
+  llvm::Expected<engine::SimResult> res = simulate(prog, point, Spans::None, "", &none, kinds, &active);
+  if (!res) return res.takeError();
+  return double(res->totalNs) * 1e-9;
 }
 
 llvm::Error applyPointFaults(const ExperimentPoint &point, net::Topology &topo) {

@@ -7,6 +7,8 @@
 #include "rapid/IR/IR.h"
 #include "rapid/Sema/Sema.h"
 #include "rapid/Collectives/CommGroups.h"
+#include "rapid/Engine/Simulator.h"
+#include "rapid/Network/Faults.h"
 #include "rapid/Network/Topology.h"
 #include "rapid/Trace/Workload.h"
 
@@ -29,8 +31,27 @@ llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const Experi
                                            const std::vector<int64_t> *active = nullptr,
                                            const RankBlockTimes *blockTimes = nullptr);
 
+/// Which spans a simulation keeps: none, rank 0's (the first layer's times)
+/// or every rank's (inference figures, the hierarchical probe).
+enum class Spans { None, Rank0, All };
+
+/// The point's network with its faults and `extra` ones.
+llvm::Expected<net::Topology> faultedTopology(const ExperimentPoint &point, const std::vector<net::Fault> &extra);
+
+/// Simulates `prog` on the point's network with its faults and `extra` ones
+/// (with none at all when `extra` is null), the `active` ranks only when
+/// given, layer blocks at their ranks' own `blockTimes` where listed. `kinds`
+/// receives what rank 0's communicator groups are; with `timeline`, the
+/// Perfetto timeline of `timelineRanks` (every rank when null) goes there.
+llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const ExperimentPoint &point, Spans spans,
+                                           const std::string &timeline, const std::vector<net::Fault> *extra,
+                                           std::map<int, ir::Group> &kinds,
+                                           const std::vector<int64_t> *active = nullptr,
+                                           const RankBlockTimes *blockTimes = nullptr,
+                                           const std::vector<int64_t> *timelineRanks = nullptr);
+
 /// Simulates the `active` ranks of `prog` on the point's network with its
-/// explicit faults (Run.cpp); when the last of them finishes, in seconds.
+/// explicit faults; when the last of them finishes, in seconds.
 llvm::Expected<double> finishSeconds(const ir::Program &prog, const ExperimentPoint &point,
                                      const std::vector<int64_t> &active);
 
