@@ -70,23 +70,14 @@ public:
         if (!dims[d].private_ && !lineWithin(in, r, dims[d])) return false;
     return true;
   }
-  /// The one dimension `members` differ in; -1 for none, -2 for several.
-  int dimOf(const std::vector<int64_t> &members) const {
-    int found = -1;
-    for (size_t i = 0; i < dims.size(); ++i) {
-      const Dim &d = dims[i];
-      bool differ = std::any_of(members.begin(), members.end(), [&](int64_t m) { return coord(m, d) != coord(members[0], d); });
-      if (differ) found = found == -1 ? int(i) : -2;
-    }
-    return found;
-  }
-  /// The dimensions `members` differ in, one bit each.
-  uint64_t dimMask(const std::vector<int64_t> &members) const {
-    uint64_t mask = 0;
-    for (size_t i = 0; i < dims.size() && i < 64; ++i)
-      for (int64_t m : members)
-        if (coord(m, dims[i]) != coord(members[0], dims[i])) mask |= uint64_t(1) << i;
-    return mask;
+  /// The dimensions `members` differ in, ascending.
+  std::vector<int> crossed(const std::vector<int64_t> &members) const {
+    std::vector<int> out;
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (std::any_of(members.begin(), members.end(),
+                      [&](int64_t m) { return coord(m, dims[i]) != coord(members[0], dims[i]); }))
+        out.push_back(int(i));
+    return out;
   }
   /// Whether `members` take every combination of the coordinates they take
   /// on the network's axes: the runtime then runs their collectives one
@@ -108,16 +99,15 @@ public:
   /// all its like: each dimension it crosses gives each rank ports of its
   /// own or holds its members only, and it crosses several as a grid.
   bool alone(const std::vector<int64_t> &members) const {
-    int d = dimOf(members);
-    if (d == -1) return true;
-    if (d == -2 && !grid(members)) return false;
+    std::vector<int> through = crossed(members);
+    if (through.empty()) return true;
+    if (through.size() > 1 && !grid(members)) return false;
     std::vector<uint8_t> in(size_t(ranks), 0);
     for (int64_t m : members) in[m] = 1;
-    uint64_t crossed = dimMask(members);
-    for (size_t i = 0; i < dims.size() && i < 64; ++i)
-      if ((crossed >> i & 1) && !dims[i].private_)
+    for (int d : through)
+      if (!dims[d].private_)
         for (int64_t m : members)
-          if (!lineWithin(in, m, dims[i])) return false;
+          if (!lineWithin(in, m, dims[d])) return false;
     return true;
   }
 
@@ -163,9 +153,9 @@ bool exact(const ir::Program &prog, const RankLayout &layout, const Lines &lines
   for (int64_t r : set) {
     const Traffic &t = byStage[layout.coord(r, ir::Group::PP)];
     for (int32_t p : t.peers) {
-      int d = lines.dimOf({r, layout.with(r, ir::Group::PP, p)});
-      if (d == -2) return false;
-      if (d >= 0) used.insert(d);
+      std::vector<int> through = lines.crossed({r, layout.with(r, ir::Group::PP, p)});
+      if (through.size() > 1) return false;
+      used.insert(through.begin(), through.end());
     }
     for (auto [kind, replay] : t.kinds) {
       std::vector<int64_t> m = layout.members(r, kind);
@@ -174,11 +164,10 @@ bool exact(const ir::Program &prog, const RankLayout &layout, const Lines &lines
         continue;
       }
       // A group across dimensions runs as a grid (Lines::grid), each phase in one.
-      int d = lines.dimOf(m);
-      if ((d == -2 && !lines.grid(m)) || !std::all_of(m.begin(), m.end(), [&](int64_t x) { return in[x]; })) return false;
-      uint64_t crossed = lines.dimMask(m);
-      for (int i = 0; i < 64; ++i)
-        if (crossed >> i & 1) used.insert(i);
+      std::vector<int> through = lines.crossed(m);
+      if ((through.size() > 1 && !lines.grid(m)) || !std::all_of(m.begin(), m.end(), [&](int64_t x) { return in[x]; }))
+        return false;
+      used.insert(through.begin(), through.end());
     }
   }
   return lines.closed(set, used);
@@ -236,12 +225,14 @@ bool isDataParallel(const ir::Op &op) {
 bool bucketsMeetBlocks(const ir::Program &tailProbe, const net::NetworkSpec &net) {
   RankLayout layout(tailProbe.layout);
   Lines lines(net, layout.ranks());
-  uint64_t blocks = 0, buckets = 0;
+  std::set<int> blocks, buckets;
   for (const ir::Graph &g : tailProbe.stages)
     for (const ir::Op &op : g.ops)
-      if (isCollective(op)) // every rank of a stage has its groups along the same dimensions
-        (isDataParallel(op) ? buckets : blocks) |= lines.dimMask(layout.members(layout.firstRankOfStage(g.stage), op.group));
-  return (blocks & buckets) != 0;
+      if (isCollective(op)) { // every rank of a stage has its groups along the same dimensions
+        std::vector<int> through = lines.crossed(layout.members(layout.firstRankOfStage(g.stage), op.group));
+        (isDataParallel(op) ? buckets : blocks).insert(through.begin(), through.end());
+      }
+  return std::any_of(buckets.begin(), buckets.end(), [&](int d) { return blocks.count(d) > 0; });
 }
 
 TailReduction reduceTail(const ir::Program &tailProbe, const net::NetworkSpec &net) {
