@@ -177,7 +177,9 @@ void addLayoutAxes(Sema &sema, SweepPlan &plan) {
   derive("sp", "parallel.sp", [=](const FieldValues &v) { return Value::boolean(num(v, "parallel.tp", double(par.tp)) > 1); });
   // The mapping of the degrees the fast links leave: replicas or pipeline
   // neighbours nearer (one layout where dp or pp is 1).
-  bool orderAxis = add("rank_order", "parallel.rank_order", {Value::symbol("dp_first"), Value::symbol("pp_first")});
+  const std::string ppFirst(nameOf(RankOrder::PpFirst));
+  bool orderAxis = add("rank_order", "parallel.rank_order", {Value::symbol(std::string(nameOf(RankOrder::DpFirst))),
+                                                             Value::symbol(ppFirst)});
   if (base.training) {
     std::vector<Value> micro;
     for (int64_t m = 1; m <= std::min<int64_t>(8, base.training->globalBatch); m *= 2) micro.push_back(Value::number(double(m)));
@@ -204,7 +206,7 @@ void addLayoutAxes(Sema &sema, SweepPlan &plan) {
     if (!cpWritten && tp * cp > double(fast)) return false;
     if (orderAxis && (dp == 1 || pp == 1)) {
       auto order = v.find("parallel.rank_order");
-      if (order != v.end() && order->second.kind == Value::Kind::Symbol && order->second.s == "pp_first") return false;
+      if (order != v.end() && order->second.kind == Value::Kind::Symbol && order->second.s == ppFirst) return false;
     }
     auto sp = v.find("parallel.sp");
     if (sp != v.end() && sp->second.kind == Value::Kind::Bool && sp->second.b != (tp > 1)) return false;
