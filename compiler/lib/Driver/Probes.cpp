@@ -82,8 +82,8 @@ llvm::Expected<BlockTimes> cleanBlockTimes(const ir::Program &prog, const Experi
 }
 
 llvm::Expected<std::optional<BlockTimes>> cleanTailDelays(const ir::Program &prog, const ExperimentPoint &point,
-                                                               bool reduce, const BlockTimes *clean) {
-  // First the tail's first few layers of each stage: where the buckets meet
+                                                          bool reduce, const BlockTimes *clean) {
+  // First the tail's first few layers of each model chunk: where the buckets meet
   // later layers as they met these, the rest follow (settleTail).
   constexpr size_t kFirstLayers = 4;
   LayerCopies copies = probeLayers(prog);
