@@ -173,6 +173,15 @@ TEST(TailProbe, BucketsFollowMicrobatchZerosBlocks) {
   EXPECT_EQ(tailMicros(tailed()), (std::vector<std::set<int32_t>>{{1}}));
 }
 
+TEST(TailProbe, OnlyWhereABucketPrecedesABlock) {
+  EXPECT_TRUE(bucketsOverlapBlocks(tailProbeProgram(tailed())));
+  // Without overlap the one bucket follows the whole backward: nothing to slow.
+  ir::Program once = tailed();
+  ir::Op &first = once.stages[0].ops[5]; // layer 1's bucket: no longer one
+  first.kind = ir::OpKind::Gemm, first.group = ir::Group::None;
+  EXPECT_FALSE(bucketsOverlapBlocks(tailProbeProgram(once)));
+}
+
 TEST(TailProbe, OnlyWhereBucketsShareADimension) {
   auto net = [](net::DimKind first) {
     net::NetworkSpec n;
