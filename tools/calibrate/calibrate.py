@@ -35,6 +35,18 @@ GEMMS = [
     (16384, 4096, 4096), (16384, 4096, 11008), (16384, 11008, 4096), (4096, 8192, 28672),
     (1024, 4096, 4096), (1024, 1024, 128), (1024, 128, 1024),
     (1, 4096, 4096), (1, 4096, 11008), (1, 11008, 4096), (8, 4096, 4096), (32, 8192, 8192), (128, 8192, 8192),
+    # Llama-3 8B and 70B projections (qkv, out, gate+up, down) of 8192-token
+    # microbatches at TP 1 and 8, their weight-gradient (k = tokens) forms,
+    # and the decode rows of the same weights at batch 1 to 256.
+    (8192, 4096, 6144), (8192, 4096, 28672), (8192, 14336, 4096), (8192, 8192, 10240),
+    (8192, 8192, 3584), (8192, 3584, 8192), (8192, 1024, 8192), (8192, 8192, 1280),
+    (6144, 8192, 4096), (4096, 8192, 14336), (28672, 8192, 4096),
+    (1, 4096, 6144), (1, 4096, 28672), (1, 14336, 4096), (1, 8192, 10240), (1, 28672, 8192), (1, 4096, 128256),
+    (16, 4096, 6144), (16, 14336, 4096), (64, 4096, 28672), (64, 14336, 4096), (256, 4096, 28672),
+    (256, 14336, 4096), (512, 4096, 6144), (2048, 4096, 28672),
+    # Awkward shapes: wave quantisation (n just over a tile multiple), short K,
+    # odd sizes.
+    (8192, 4096, 4224), (4000, 4000, 4000), (3000, 5120, 1000), (8192, 256, 8192), (65536, 128, 128),
 ]
 # Bytes moved by a copy kernel (read + write): from L2-sized to HBM-sized.
 COPIES = [2**24, 2**26, 2**28, 2**30, 2**32]
@@ -44,7 +56,8 @@ ATTENTION = [(4, 16, 2048, 128), (1, 32, 4096, 128), (2, 32, 2048, 64), (1, 16, 
 # and 8192, ffn = 16384) and the naive-attention softmax of 4 x 16 heads x
 # 2048^2; then Adam steps over 2^24 and 2^26 parameters.
 POINTWISE = [("layernorm", 8192, 4096), ("layernorm", 8192, 8192), ("gelu", 8192, 16384),
-             ("softmax", 4 * 16 * 2048, 2048)]
+             ("softmax", 4 * 16 * 2048, 2048), ("rmsnorm", 8192, 4096), ("rmsnorm", 8192, 8192),
+             ("residual", 8192, 4096), ("residual", 8192, 8192)]
 ADAM_PARAMS = [2**24, 2**26]
 DTYPES = {"bf16": 2, "fp16": 2, "fp32": 4}
 
@@ -73,8 +86,10 @@ class DryRun:
 
     def pointwise_seconds(self, op, rows, width, dtype):
         b, elements = DTYPES[dtype], rows * width
-        moved = {"layernorm": (2, 4), "gelu": (2, 3), "softmax": (2, 3)}[op]  # elements read + written
-        return tuple(elements * k * b / self.hbm + self.ramp for k in moved)
+        moved = {"layernorm": (2, 4), "rmsnorm": (2, 4), "gelu": (2, 3), "softmax": (2, 3),
+                 "residual": (3, 3)}[op]  # elements read + written
+        fwd, bwd = (elements * k * b / self.hbm + self.ramp for k in moved)
+        return fwd, (None if op == "residual" else bwd)
 
     def adam_seconds(self, params):
         return params * 28 / self.hbm + self.ramp  # FP32 p, g, m, v read; p, m, v written
@@ -102,6 +117,30 @@ class Torch:
                 "cudnn": str(t.backends.cudnn.version()), "sm_count": str(props.multi_processor_count)}
 
     def _time(self, fn):
+        try:
+            return self._time_graph(fn)
+        except Exception as e:  # noqa: BLE001 - a capture can fail where eager timing works
+            print(f"calibrate.py: CUDA graph capture failed ({type(e).__name__}), timed eagerly", file=sys.stderr)
+            return self._time_eager(fn)
+
+    def _time_eager(self, fn):
+        """reps back-to-back eager calls; the launch cost hides behind kernels longer than it."""
+        t, a = self.torch, self.args
+        t.cuda.synchronize()
+        for _ in range(3):
+            fn()
+        times = []
+        for _ in range(a.trials):
+            start, end = t.cuda.Event(enable_timing=True), t.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(a.reps):
+                fn()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) / 1e3 / a.reps)
+        return statistics.median(times)
+
+    def _time_graph(self, fn):
         t, a = self.torch, self.args
         stream = t.cuda.Stream()
         stream.wait_stream(t.cuda.current_stream())
@@ -146,8 +185,8 @@ class Torch:
         """(forward, backward) seconds of f(*inputs); the backward as the
         autograd pass of forward + backward minus the forward."""
         t = self.torch
-        out = f(*inputs)
-        grad = t.randn_like(out)
+        grad = t.randn_like(f(*inputs))  # the eager output is dropped: an autograd graph kept
+        # alive from the default stream breaks the backward's capture
         fwd = self._time(lambda: f(*inputs))
         both = self._time(lambda: t.autograd.grad(f(*inputs), inputs, grad))
         return fwd, max(both - fwd, 0.0)
@@ -157,7 +196,8 @@ class Torch:
         from torch.nn.attention import SDPBackend, sdpa_kernel
         q, k, v = (t.randn(b, heads, seq, hd, device="cuda", dtype=self._dtype(dtype), requires_grad=True)
                    for _ in range(3))
-        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        backend = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}[self.args.attention]
+        with sdpa_kernel(backend):
             return self._forward_backward(
                 lambda q, k, v: t.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True), (q, k, v))
 
@@ -168,6 +208,13 @@ class Torch:
             w = t.ones(width, device="cuda", dtype=x.dtype, requires_grad=True)
             bias = t.zeros(width, device="cuda", dtype=x.dtype, requires_grad=True)
             return self._forward_backward(lambda x, w, bias: F.layer_norm(x, (width,), w, bias), (x, w, bias))
+        if op == "rmsnorm":
+            w = t.ones(width, device="cuda", dtype=x.dtype, requires_grad=True)
+            return self._forward_backward(lambda x, w: F.rms_norm(x, (width,), w, 1e-5), (x, w))
+        if op == "residual":  # a residual add's backward passes gradients through: no kernel
+            y = t.randn_like(x)
+            out = t.empty_like(x)
+            return self._time(lambda: t.add(x.detach(), y, out=out)), None
         if op == "gelu":
             return self._forward_backward(lambda x: F.gelu(x, approximate="tanh"), (x,))
         return self._forward_backward(lambda x: t.softmax(x, dim=-1), (x,))
@@ -188,6 +235,10 @@ def main():
     p.add_argument("--reps", type=int, default=20, help="calls per CUDA graph")
     p.add_argument("--warmup", type=int, default=3, help="graph replays before timing")
     p.add_argument("--trials", type=int, default=10, help="timed graph replays (the median is kept)")
+    p.add_argument("--attention", default="flash", choices=["flash", "cudnn"],
+                   help="scaled_dot_product_attention backend: flash (FlashAttention-2) or cudnn")
+    p.add_argument("--only", default="gemm,copy,attention,pointwise,adam",
+                   help="comma-separated kernel groups to measure (default: all)")
     p.add_argument("--dry-run", action="store_true", help="no GPU: synthetic times (tests the script)")
     p.add_argument("--dry-peak-tflops", type=float, default=312.0)
     p.add_argument("--dry-compute", type=float, default=0.8)
@@ -196,26 +247,29 @@ def main():
     args = p.parse_args()
     backend = DryRun(args) if args.dry_run else Torch(args)
     facts = backend.describe()
+    only = set(args.only.split(","))
     rows = []
-    for m, k, n in GEMMS:
+    for m, k, n in GEMMS if "gemm" in only else []:
         rows.append(f"gemm,{m},{k},{n},1,{args.dtype},,,{backend.gemm_seconds(m, k, n, args.dtype) * 1e3:.6f},,,,,,,")
-    for nbytes in COPIES:
+    for nbytes in COPIES if "copy" in only else []:
         rows.append(f"pointwise,,,,,{args.dtype},{nbytes},0,{backend.copy_seconds(nbytes) * 1e3:.6f},,,,,,,")
-    for b, heads, seq, hd in ATTENTION:
+    for b, heads, seq, hd in ATTENTION if "attention" in only else []:
         fwd, bwd = backend.attention_seconds(b, heads, seq, hd, args.dtype)
         for name, sec in (("fwd", fwd), ("bwd", bwd)):
             rows.append(f"attention,,,,{b},{args.dtype},,,{sec * 1e3:.6f},,,{name},{heads},{seq},{hd},1")
-    for op, n, width in POINTWISE:
+    for op, n, width in POINTWISE if "pointwise" in only else []:
         fwd, bwd = backend.pointwise_seconds(op, n, width, args.dtype)
         for name, sec in (("fwd", fwd), ("bwd", bwd)):
-            rows.append(f"pointwise,,,,,{args.dtype},,,{sec * 1e3:.6f},{op},{n * width},{name},,,,")
-    for params in ADAM_PARAMS:
+            if sec is not None:
+                rows.append(f"pointwise,,,,,{args.dtype},,,{sec * 1e3:.6f},{op},{n * width},{name},,,,")
+    for params in ADAM_PARAMS if "adam" in only else []:
         rows.append(f"pointwise,,,,,fp32,,,{backend.adam_seconds(params) * 1e3:.6f},adam,{params},fwd,,,,")
     with open(args.output, "w") as f:
         f.write("# rapid calibration measurements (tools/calibrate/calibrate.py)\n")
         f.write(f"# date: {datetime.date.today().isoformat()}\n")
         for key, value in facts.items():
             f.write(f"# {key}: {value}\n")
+        f.write(f"# attention: scaled_dot_product_attention, {args.attention} backend\n")
         f.write(f"# timing: {args.reps} calls per CUDA graph, median of {args.trials} replays after {args.warmup}\n")
         f.write("kind,m,k,n,batch,dtype,bytes,flops,latency_ms,op,elements,pass,heads,seq,head_dim,causal\n")
         f.write("\n".join(rows) + "\n")
