@@ -174,7 +174,7 @@ AttentionCost flashAttention(const GpuSpec &g, const AttentionShape &s, Pass pas
   double gemms = pass == Pass::Forward ? kFwdGemms : kBwdGemms;
   Flops flops(gemms * 2 * visible * double(s.headDim) * double(s.batch * s.heads));
   AttentionCost c;
-  static_cast<KernelCost &>(c) = combine(terms, flops, bytes, pass == Pass::Forward ? 1 : 3);
+  static_cast<KernelCost &>(c) = combine(g, terms, flops, bytes, pass == Pass::Forward ? 1 : 3);
   c.blockQ = w.b.q;
   c.blockKv = w.b.kv;
   c.activeBlocks = w.active;

@@ -187,7 +187,7 @@ GemmCost evaluate(const Candidate &c) {
   terms.hbm = bytes.hbm / hbmRate(c.g);
   Flops useful(2.0 * double(c.s.m) * double(c.s.n) * double(c.s.k) * double(c.s.batch));
   GemmCost r;
-  static_cast<KernelCost &>(r) = combine(terms, useful, bytes, 1);
+  static_cast<KernelCost &>(r) = combine(c.g, terms, useful, bytes, 1);
   r.tile = c.tile;
   r.ctasPerSm = c.occ.ctasPerSm;
   r.schedule = c.sched;

@@ -43,7 +43,7 @@ GemmCost gemvCost(const GpuSpec &g, const GemmShape &s) {
   terms.compute = useful / mathRate(g, DType::FP32); // FMAs on the CUDA cores
   terms.l2 = bytes.l2 / l2Rate(g);
   GemmCost r;
-  static_cast<KernelCost &>(r) = combine(terms, useful, bytes, 1);
+  static_cast<KernelCost &>(r) = combine(g, terms, useful, bytes, 1);
   r.gemv = true;
   r.tile = CtaTile{kGemvRowsPerCta, 1, 0, 1, kGemvThreads / kWarpSize, 1};
   r.ctasPerSm = ceilDiv(resident, g.smCount);

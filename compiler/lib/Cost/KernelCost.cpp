@@ -26,10 +26,12 @@ BytesPerSecond l2Rate(const GpuSpec &g) { return g.l2Bandwidth * g.calibrationL2
 BytesPerSecond smemRate(const GpuSpec &g) { return g.smemBandwidth * g.calibrationCompute; }
 FlopsPerSecond mathRate(const GpuSpec &g, DType t) { return g.peak(t) * g.calibrationCompute; }
 
-KernelCost combine(const Terms &terms, Flops flops, const Traffic &bytes, int64_t kernels) {
+KernelCost combine(const GpuSpec &g, const Terms &terms, Flops flops, const Traffic &bytes, int64_t kernels) {
+  // No kernel is shorter than the GPU's floor: a fixed latency of each launch.
+  Seconds latency = std::max(terms.latency, g.kernelFloor * double(kernels));
   // Ties go to the earlier entry, so the order is part of the output.
   const std::pair<Seconds, Bound> all[] = {{terms.compute, Bound::Compute},
-                                           {terms.latency, Bound::Latency},
+                                           {latency, Bound::Latency},
                                            {terms.smem, Bound::Smem},
                                            {terms.l2, Bound::L2},
                                            {terms.hbm, Bound::Hbm}};

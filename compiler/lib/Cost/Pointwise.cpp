@@ -79,7 +79,7 @@ KernelCost pointwiseCost(const GpuSpec &g, const PointwiseWork &w) {
   Traffic bytes;
   bytes.hbm = w.bytes;
   bytes.l2 = w.bytes;
-  return combine(terms, w.flops, bytes, w.kernels);
+  return combine(g, terms, w.flops, bytes, w.kernels);
 }
 
 } // namespace rapid::cost

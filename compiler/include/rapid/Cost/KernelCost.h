@@ -50,8 +50,9 @@ BytesPerSecond smemRate(const GpuSpec &g);
 FlopsPerSecond mathRate(const GpuSpec &g, DType t);
 
 /// The roofline: the slowest resource sets the time of the `kernels`
-/// kernels on the GPU. Launching them is the software's cost: `launched`.
-KernelCost combine(const Terms &terms, Flops flops, const Traffic &bytes, int64_t kernels);
+/// kernels on the GPU, never below the GPU's `kernel_floor` each (a
+/// latency). Launching them is the software's cost: `launched`.
+KernelCost combine(const GpuSpec &g, const Terms &terms, Flops flops, const Traffic &bytes, int64_t kernels);
 
 /// `c` with the host's launches added, `perKernel` each (a stack's
 /// launch_overhead; 0 in CUDA graphs): serial with the kernel body, as
