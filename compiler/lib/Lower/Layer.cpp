@@ -59,8 +59,9 @@ Op norm(const Shard &sh, const char *name, bool backward, bool layerNorm = false
 /// The MLP activation over `elems` outputs of `block` ("mlp", "moe"):
 /// SwiGLU or GELU (ReLU moves the same bytes), with the bias add, in one
 /// kernel (Megatron's fused bias-GeLU, a fused SiLU-and-multiply). Unfused,
-/// eager PyTorch adds the bias, then activates; SwiGLU is a SiLU over the
-/// gate, then a multiply by the up projection.
+/// eager PyTorch activates on its own (nn.Linear's bias is added in the
+/// GEMM's epilogue by cuBLASLt: the `_bias_` GEMM kernels of a profile);
+/// SwiGLU is a SiLU over the gate, then a multiply by the up projection.
 void activation(Chain &c, const Shard &sh, const std::string &block, double elems, bool backward) {
   bool gated = sh.model.gated();
   auto table = [&](cost::PointwiseOp op, const std::string &name) {
@@ -70,11 +71,8 @@ void activation(Chain &c, const Shard &sh, const std::string &block, double elem
     c.add(pointwise(OpKind::Activation, name.c_str(), elems, flops, accesses, sh.d));
   };
   std::string act = block + (backward ? ".act.bwd" : ".act");
-  if (sh.fused || (!gated && !sh.model.bias)) {
+  if (sh.fused || !gated) {
     table(gated ? cost::PointwiseOp::SwiGlu : cost::PointwiseOp::Gelu, act);
-  } else if (!gated) { // bias, then GeLU; backward: GeLU's (the bias gradient is its own op)
-    if (!backward) plain(block + ".fc1.bias", 1, 2);
-    table(cost::PointwiseOp::Gelu, act);
   } else if (!backward) { // SiLU over the gate, then times up
     table(cost::PointwiseOp::Gelu, act);
     plain(block + ".gate.mul", 1, 3);
@@ -133,17 +131,20 @@ void biasGrad(Chain &c, const Shard &sh, const char *name, double elems) {
 
 /// The end of a block: out = residual + dropout(x + bias), one fused kernel
 /// (Megatron's bias-dropout-add) that also writes the mask. Unfused, eager
-/// PyTorch adds the bias, runs the dropout and adds the residual in turn.
+/// PyTorch runs the dropout and adds the residual in turn; the bias is in
+/// the GEMM's epilogue (as for the activation) unless TP splits the GEMM's
+/// inputs: a row-parallel layer adds its bias once, after the all-reduce.
 void residualAdd(Chain &c, const Shard &sh, const char *name) {
   double elems = sh.actElems();
-  if (!sh.fused && (sh.model.bias || dropout(sh))) {
-    if (sh.model.bias) c.add(pointwise(OpKind::Residual, "bias.add", elems, 1, 2, sh.d));
+  bool biasAfterReduce = sh.model.bias && sh.t() > 1;
+  if (!sh.fused && (biasAfterReduce || dropout(sh))) {
+    if (biasAfterReduce) c.add(pointwise(OpKind::Residual, "bias.add", elems, 1, 2, sh.d));
     if (dropout(sh)) c.add(dropoutForward(sh, "dropout", elems));
     c.add(pointwise(OpKind::Residual, name, elems, 1, 3, sh.d));
   } else if (dropout(sh)) {
     c.add(withMask(pointwise(OpKind::Residual, name, elems, 2 + kDropoutFlops, 3, sh.d), elems));
   } else {
-    c.add(pointwise(OpKind::Residual, name, elems, sh.model.bias ? 2 : 1, 3, sh.d));
+    c.add(pointwise(OpKind::Residual, name, elems, sh.fused && sh.model.bias ? 2 : 1, 3, sh.d));
   }
 }
 
