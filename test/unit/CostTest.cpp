@@ -200,7 +200,7 @@ TEST(KernelCost, LaunchesAddPerKernelAndCanBound) {
 
 TEST(Attention, FlashCausalDoesAboutHalfTheWork) {
   GpuSpec g = testGpu();
-  AttentionShape full{1, 4096, 32, 32, 128, false, DType::BF16};
+  AttentionShape full{1, 4096, 32, 32, 128, false, false, DType::BF16};
   AttentionShape causal = full;
   causal.causal = true;
   double ratio = flashAttention(g, causal, Pass::Forward).time / flashAttention(g, full, Pass::Forward).time;
@@ -210,7 +210,7 @@ TEST(Attention, FlashCausalDoesAboutHalfTheWork) {
 
 TEST(Attention, NaiveMovesTheScoreMatrix) {
   GpuSpec g = testGpu();
-  AttentionShape s{1, 4096, 32, 32, 128, false, DType::BF16};
+  AttentionShape s{1, 4096, 32, 32, 128, false, false, DType::BF16};
   AttentionCost naive = naiveAttention(g, s, Pass::Forward);
   double scores = 32.0 * 4096 * 4096 * 2; // one pass over the bf16 scores
   EXPECT_DOUBLE_EQ(naive.softmax.bytes.hbm.value(), 2 * scores);

@@ -80,6 +80,7 @@ FlashWork flashWork(const GpuSpec &g, const AttentionShape &s, Pass pass) {
 Seconds flashTimeline(const GpuSpec &g, const AttentionShape &s, const FlashWork &w, Pass pass) {
   double sms = double(g.smCount);
   double tensorPerSm = mathRate(g, s.dtype).value() / sms, vectorPerSm = mathRate(g, DType::FP32).value() / sms;
+  double intPerSm = intOpsRate(g) / sms;
   double scores = double(w.b.q * w.b.kv);
   double gemms = pass == Pass::Forward ? kFwdGemms : kBwdGemms;
   double vector = pass == Pass::Forward ? kFwdVectorFlops : kBwdVectorFlops;
@@ -89,6 +90,10 @@ Seconds flashTimeline(const GpuSpec &g, const AttentionShape &s, const FlashWork
   // wgmma) and overlaps softmax with the next block's products inside a
   // warpgroup [FA3 §3.1-3.2]: the slower of the two sets the pace.
   Seconds matrix(gemms * 2 * scores * double(s.headDim) / tensorPerSm), softmax(vector * scores / vectorPerSm);
+  // Dropout draws a random number per score on the integer units, in the
+  // softmax's place between the products; backward draws the same numbers
+  // again (the kernels keep the generator's seed and offset, not the mask).
+  if (s.dropout) softmax += Seconds(kDropoutOpsPerElement * scores / intPerSm);
   Seconds perBlock = s.kernel == AttentionKernel::Flash3 ? std::max(matrix, softmax) : matrix + softmax;
   double ctas = double(s.batch * s.heads * ceilDiv(s.seq, w.b.q));
   double blocksAll = double(w.active) * double(s.batch * s.heads);
@@ -150,7 +155,7 @@ std::string flashAttentionProblem(const GpuSpec &g, int64_t headDim, DType t, At
     return fmt::format("FlashAttention-3 (attention = flash3) runs on wgmma, but gpu '{}' has tensor_core.operands = "
                        "registers (Hopper and Blackwell have shared)",
                        g.name);
-  AttentionShape s{1, 128, 1, 1, headDim, false, t, kernel};
+  AttentionShape s{1, 128, 1, 1, headDim, false, false, t, kernel};
   for (Pass pass : {Pass::Forward, Pass::Backward})
     if (chooseBlocks(g, s, pass).q == 0)
       return fmt::format("FlashAttention cannot hold a head of head_dim {} on gpu '{}': no query and key block fits "

@@ -25,6 +25,8 @@ BytesPerSecond l2Rate(const GpuSpec &g) { return g.l2Bandwidth * g.calibrationL2
 // them (calibration.compute), since no separate field describes it.
 BytesPerSecond smemRate(const GpuSpec &g) { return g.smemBandwidth * g.calibrationCompute; }
 FlopsPerSecond mathRate(const GpuSpec &g, DType t) { return g.peak(t) * g.calibrationCompute; }
+// peak.fp32 counts an FMA as two FLOPs; integer operations are one each.
+double intOpsRate(const GpuSpec &g) { return g.peakFp32.value() / 2 * g.int32Rate * g.calibrationCompute; }
 
 KernelCost combine(const GpuSpec &g, const Terms &terms, Flops flops, const Traffic &bytes, int64_t kernels) {
   // No kernel is shorter than the GPU's floor: a fixed latency of each launch.

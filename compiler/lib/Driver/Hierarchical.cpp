@@ -59,7 +59,7 @@ std::optional<BlockKey> blockOf(const Op &op) {
 
 void appendSignature(std::string &to, const Op &op) {
   auto put = [&](const auto &v) { to.append(reinterpret_cast<const char *>(&v), sizeof v); };
-  put(op.kind), put(op.phase), put(op.group), put(op.time.value()), put(op.commBytes), put(op.shape), put(op.causal);
+  put(op.kind), put(op.phase), put(op.group), put(op.time.value()), put(op.commBytes), put(op.shape), put(op.causal), put(op.dropout);
 }
 
 LayerCopies probeLayers(const ir::Program &prog) {

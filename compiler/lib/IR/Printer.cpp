@@ -13,7 +13,8 @@ std::string opLine(const Op &op, size_t idx) {
   if (op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention || op.kind == OpKind::DecodeAttention) {
     s += fmt::format(" [m={} n={} k={}", op.shape.m, op.shape.n, op.shape.k);
     if (op.shape.batch != 1) s += fmt::format(" batch={}", op.shape.batch);
-    s += op.causal ? " causal]" : "]";
+    s += op.causal ? " causal" : "";
+    s += op.dropout ? " dropout]" : "]";
   }
   if (op.isComm()) {
     s += fmt::format(" group={} bytes={}", groupName(op.group), op.commBytes);

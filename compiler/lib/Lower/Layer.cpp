@@ -103,10 +103,9 @@ void scaleAndMask(Chain &c, const Shard &sh, bool backward) {
 /// Training only: generation runs the model in eval mode.
 bool dropout(const Shard &sh) { return sh.training && sh.model.dropout; }
 
-/// A dropout mask per element: a Philox-4x32-10 draw (ten rounds of two
-/// multiplies and a few xors make four numbers: about 18 integer operations
-/// per element), a compare and a scale.
-constexpr double kDropoutFlops = 20;
+/// A dropout mask per element (cost::kDropoutOpsPerElement), counted as
+/// vector work of the elementwise kernel.
+constexpr double kDropoutFlops = cost::kDropoutOpsPerElement;
 
 /// `op` also moving a dropout mask of one byte per element.
 Op withMask(Op op, double elems) {
@@ -172,6 +171,7 @@ Op flashAttention(const Shard &sh, bool backward) {
   int64_t kv = sh.kvTokens;
   op.shape = {sh.s, kv, sh.model.headDim, sh.b * sh.headsLocal};
   op.causal = true;
+  op.dropout = dropout(sh); // on the probabilities, drawn in the kernel (and again backward)
   // QK^T and PV, 2 FLOPs per multiply-add; the causal mask skips half the tiles.
   double fwd = 4.0 * sh.s * kv * sh.model.headDim * double(op.shape.batch) * 0.5;
   // Backward recomputes S and runs dV, dP, dQ, dK: 5 products against 2.

@@ -45,6 +45,7 @@ cost::KernelCost attention(const GpuSpec &gpu, const StackSpec &stack, const Op 
   s.heads = s.kvHeads = op.shape.batch;
   s.headDim = op.shape.k;
   s.causal = op.causal;
+  s.dropout = op.dropout;
   s.dtype = op.dtype;
   cost::KernelCost c = cost::flashAttention(gpu, s, op.phase == ir::Phase::Backward ? cost::Pass::Backward
                                                                                      : cost::Pass::Forward);
@@ -79,7 +80,7 @@ void costOp(Op &op, const ExperimentPoint &point, CostMemo &memo) {
   }
   if (op.kind == OpKind::Block) return; // timed by the driver's probe
   CostMemo::Key key{op.kind, op.shape.m, op.shape.n, op.shape.k, op.shape.batch, op.dtype,
-                    op.causal, op.phase == ir::Phase::Backward, op.bytes, op.flops, op.kernels};
+                    op.causal, op.dropout, op.phase == ir::Phase::Backward, op.bytes, op.flops, op.kernels};
   auto it = memo.costs.find(key);
   if (it == memo.costs.end()) it = memo.costs.emplace(key, costOf(point.gpu, point.stack, op)).first;
   cost::KernelCost c = cost::launched(it->second, cost::launchCost(point.stack, inDecodeStep(op, point.isTraining())));

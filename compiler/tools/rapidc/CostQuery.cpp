@@ -128,13 +128,14 @@ std::optional<Query> parseAttention(Words &w) {
                   std::to_string(*kv) + ")");
   if (tooLarge({*b, *h, *s, *s, *d}))
     return w.fail("b*heads*s*s*head_dim is too large (must be below 2^62)");
-  q.shape = {*b, *s, *h, *kv, *d, w.takeFlag("causal"), *w.takeDType()};
+  bool causal = w.takeFlag("causal"), dropout = w.takeFlag("dropout");
+  q.shape = {*b, *s, *h, *kv, *d, causal, dropout, *w.takeDType()};
   auto naive = w.takeEither("flash", "naive");
   auto bwd = naive ? w.takeEither("fwd", "bwd") : std::nullopt;
   if (!bwd) return std::nullopt;
   q.flash = !*naive;
   q.pass = *bwd ? Pass::Backward : Pass::Forward;
-  if (!w.finish("kv_heads=K, causal, flash, naive, fwd, bwd or a dtype")) return std::nullopt;
+  if (!w.finish("kv_heads=K, causal, dropout, flash, naive, fwd, bwd or a dtype")) return std::nullopt;
   return q;
 }
 

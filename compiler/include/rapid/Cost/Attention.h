@@ -16,9 +16,15 @@ namespace rapid::cost {
 
 enum class Pass { Forward, Backward };
 
+/// A dropout mask costs a Philox-4x32-10 draw per element (ten rounds of two
+/// multiplies and a few xors make four numbers: about 18 integer operations
+/// per element), a compare and a scale.
+constexpr double kDropoutOpsPerElement = 20;
+
 struct AttentionShape {
   int64_t batch = 1, seq = 0, heads = 0, kvHeads = 0, headDim = 0;
   bool causal = false;
+  bool dropout = false; ///< dropout on the probabilities, inside the fused kernel
   DType dtype = DType::BF16;
   AttentionKernel kernel = AttentionKernel::Flash2; ///< which fused kernel (FlashAttention only)
 };

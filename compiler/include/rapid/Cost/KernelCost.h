@@ -48,6 +48,8 @@ BytesPerSecond l2Rate(const GpuSpec &g);
 BytesPerSecond smemRate(const GpuSpec &g);
 /// Achieved math rate of the whole GPU for `t` (calibration.compute applied).
 FlopsPerSecond mathRate(const GpuSpec &g, DType t);
+/// Achieved 32-bit integer operations per second (`int32_rate` of the FP32 lanes).
+double intOpsRate(const GpuSpec &g);
 
 /// The roofline: the slowest resource sets the time of the `kernels`
 /// kernels on the GPU, never below the GPU's `kernel_floor` each (a

@@ -85,6 +85,7 @@ struct Op {
   int32_t micro = -1;   ///< microbatch, -1 for once-per-step ops
   Shape shape;          ///< GEMM dimensions; attention: m = q tokens, n = kv tokens, k = head_dim, batch = b*heads
   bool causal = false;  ///< attention masks the upper triangle
+  bool dropout = false; ///< fused attention drops out its probabilities (in-kernel random numbers)
   double flops = 0;     ///< floating-point operations of this op on one rank
   double bytes = 0;     ///< HBM bytes read + written (GEMMs: filled by the cost pass from its tiling)
   double l2Bytes = 0, smemBytes = 0; ///< traffic at the on-chip levels, from the cost pass

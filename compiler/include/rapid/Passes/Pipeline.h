@@ -49,7 +49,7 @@ ir::Program compilePoint(const ExperimentPoint &point, const PipelineOptions &op
 /// Kernel costs already computed, by everything that decides them. Layers
 /// repeat the same shapes, so each program (or serving run) keeps one.
 struct CostMemo {
-  using Key = std::tuple<ir::OpKind, int64_t, int64_t, int64_t, int64_t, DType, bool, bool, double, double, int32_t>;
+  using Key = std::tuple<ir::OpKind, int64_t, int64_t, int64_t, int64_t, DType, bool, bool, bool, double, double, int32_t>;
   std::map<Key, cost::KernelCost> costs;
 };
 
