@@ -14,6 +14,10 @@ clock and board power (NVML, sampled every 2 ms) over each timed window:
   the fixed start cost of a streaming kernel;
 - `norm`: LayerNorm, RMSNorm and softmax forward over widths 1024-16384 and
   rows 1024-65536, for how row reductions use HBM;
+- `gemm_grid`: 135 GEMMs, M 64-4096 x N 1024-28672 x K 1024-14336, 5 back to
+  back in a graph (waves, split-K and stream-K on the library's side);
+- `eager_ops`: the host cost of one eager PyTorch op of each common kind
+  (the GPU idles: wall time per call over 2000 calls);
 - `attention`: SDPA's flash (FlashAttention-2) and cuDNN backends, causal and
   not, head dims 64/128, sequences 1024-8192, forward and backward, with and
   without dropout; and decode attention (one query per sequence, GQA packed
@@ -193,6 +197,45 @@ def norms(out, s):
         del x, w, bias
 
 
+def gemm_grid(out, s):
+    for k in (1024, 4096, 14336):
+        for n in (1024, 4096, 6144, 14336, 28672):
+            b = torch.randn(k, n, device="cuda", dtype=BF16)
+            for m in (64, 128, 256, 384, 512, 768, 1024, 2048, 4096):
+                a = torch.randn(m, k, device="cuda", dtype=BF16)
+                c = torch.empty(m, n, device="cuda", dtype=BF16)
+                ms = graph_ms(lambda: torch.matmul(a, b, out=c), 5, 10, s)
+                out.row("gemm_grid", f"{m}x{k}x{n}", "random", "graph5", ms, 2.0 * m * n * k)
+                del a, c
+            del b
+
+
+def eager_ops(out, s):
+    x = torch.randn(8, 1024, device="cuda", dtype=BF16)
+    w = torch.randn(1024, 1024, device="cuda", dtype=BF16)
+    g = torch.ones(1024, device="cuda", dtype=BF16)
+    q = torch.randn(1, 8, 16, 64, device="cuda", dtype=BF16)
+    ids = torch.randint(0, 1024, (8,), device="cuda")
+    ops = (("add", lambda: x + x), ("mul_scalar", lambda: x * 2.0), ("linear", lambda: F.linear(x, w)),
+           ("linear_bias", lambda: F.linear(x, w, g)), ("layer_norm", lambda: F.layer_norm(x, (1024,), g, g)),
+           ("rms_norm", lambda: F.rms_norm(x, (1024,), g, 1e-5)), ("softmax", lambda: torch.softmax(x, -1)),
+           ("silu", lambda: F.silu(x)), ("embedding", lambda: F.embedding(ids, w)),
+           ("cat", lambda: torch.cat([x, x], -1)), ("transpose_contiguous", lambda: x.t().contiguous()),
+           ("sdpa", lambda: F.scaled_dot_product_attention(q, q, q, is_causal=True)))
+    n = 2000
+    for name, fn in ops:
+        for _ in range(50):
+            fn()
+        torch.cuda.synchronize()
+        with s:
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            torch.cuda.synchronize()
+            ms = (time.perf_counter() - t0) * 1e3 / n
+        out.row("eager_op", name, "8x1024 bf16", "eager", ms)
+
+
 def attention(out, s):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     backends = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}
@@ -239,7 +282,7 @@ def main():
     global BF16
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("-o", "--output", required=True, help="directory for sweeps.csv")
-    p.add_argument("--only", default="gemm_power,gemv,norm,attention")
+    p.add_argument("--only", default="gemm_power,gemv,norm,attention,gemm_grid,eager_ops")
     args = p.parse_args()
     if torch is None or not torch.cuda.is_available():
         sys.exit("sweeps.py: needs PyTorch with a CUDA GPU; none here")
@@ -248,7 +291,8 @@ def main():
     s = Sampler()
     out = Out(os.path.join(args.output, "sweeps.csv"), s)
     torch.manual_seed(0)
-    for name, fn in (("gemm_power", gemm_power), ("gemv", gemv), ("norm", norms), ("attention", attention)):
+    for name, fn in (("gemm_power", gemm_power), ("gemv", gemv), ("norm", norms), ("attention", attention),
+                     ("gemm_grid", gemm_grid), ("eager_ops", eager_ops)):
         if name not in args.only.split(","):
             continue
         try:
