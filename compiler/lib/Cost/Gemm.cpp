@@ -71,25 +71,54 @@ double slicePanels(const GpuSpec &g, const GemmShape &s, const CtaTile &tile) {
   return double(tile.m + tile.n);
 }
 
-/// Time of one round of `active` co-resident CTAs on one SM.
-Seconds roundTime(const Candidate &c, int64_t active) {
+/// Hopper's GEMM kernels are persistent and split the k-steps of all tiles
+/// evenly over the SMs (CUTLASS's SM90 stream-K tile scheduler; cuBLAS's
+/// nvjet "coop" kernels): no SM waits on a partial last wave, and the tiles
+/// cut between two SMs are fixed up through L2 (docs/model.md §2.3). A
+/// skinny problem (one row or column of tiles: decode) runs the split-K
+/// kernels of §2.6 instead, as cuBLAS's `splitK` kernel names show.
+bool streamKGpu(const GpuSpec &g) { return g.tensorCoreOperands == TensorCoreOperands::Shared; }
+bool skinny(const GemmShape &s, const CtaTile &tile) {
+  return ceilDiv(s.m, tile.m) == 1 || ceilDiv(s.n, tile.n) == 1;
+}
+bool streamK(const GpuSpec &g, const GemmShape &s, const CtaTile &tile) {
+  return streamKGpu(g) && !skinny(s, tile);
+}
+
+/// Full-occupancy rounds of the busiest SM: whole rounds of whole CTAs, or
+/// under stream-K its even share of all the tiles' k-steps.
+double busiestRounds(const Candidate &c) {
+  if (streamK(c.g, c.s, c.tile)) return double(c.tiles) / double(c.g.smCount * c.occ.ctasPerSm);
+  return double(c.sched.rounds);
+}
+
+/// One SM's k-slice through the L2 port.
+Seconds sliceTime(const Candidate &c) {
+  return Bytes(slicePanels(c.g, c.s, c.tile) * double(c.tile.k) * c.p.d) / c.p.port;
+}
+
+/// One k-step of `active` co-resident CTAs on one SM.
+Seconds perStepTime(const Candidate &c, int64_t active) {
   Seconds step(2.0 * double(c.tile.m * c.tile.n * c.tile.k) / c.p.smRate);
   // The SM's share of L2 bandwidth feeds its CTAs' k-slices and takes their
   // C tiles; it bounds a step when the math per byte is low.
-  Seconds slice = Bytes(slicePanels(c.g, c.s, c.tile) * double(c.tile.k) * c.p.d) / c.p.port;
+  Seconds slice = sliceTime(c);
   Seconds lat = c.g.hbmLatency;
-  Seconds perStep;
-  if (c.p.aligned) {
-    // stages-1 slices are in flight while one is consumed (Little's law).
-    perStep = std::max({step * double(active), slice * double(active), lat / double(c.occ.stages - 1)});
-  } else {
-    // Element loads: two LSU instructions (global load, shared store) per
-    // 32 elements at one warp instruction per SM clock, and every step
-    // waits a full latency for them.
-    double elems = double((c.tile.m + c.tile.n) * c.tile.k);
-    Seconds lsu(2 * elems / detail::kWarpSize / c.g.clock.value());
-    perStep = lat + std::max({step, lsu, slice}) * double(active);
-  }
+  if (c.p.aligned) // stages-1 slices are in flight while one is consumed (Little's law).
+    return std::max({step * double(active), slice * double(active), lat / double(c.occ.stages - 1)});
+  // Element loads: two LSU instructions (global load, shared store) per
+  // 32 elements at one warp instruction per SM clock, and every step
+  // waits a full latency for them.
+  double elems = double((c.tile.m + c.tile.n) * c.tile.k);
+  Seconds lsu(2 * elems / detail::kWarpSize / c.g.clock.value());
+  return lat + std::max({step, lsu, slice}) * double(active);
+}
+
+/// Time of one round of `active` co-resident CTAs on one SM.
+Seconds roundTime(const Candidate &c, int64_t active) {
+  Seconds slice = sliceTime(c);
+  Seconds lat = c.g.hbmLatency;
+  Seconds perStep = perStepTime(c, active);
   int64_t steps = kSteps(c.s, c.tile);
   // Pipeline fill and drain overlap no math: the prologue loads stages-1
   // slices (the first arrives one latency after the CTA starts), and the C
@@ -104,16 +133,33 @@ Seconds roundTime(const Candidate &c, int64_t active) {
 }
 
 /// The busiest SM's math alone, padding included (a tile computes its whole
-/// block, as the kernels do).
-Seconds mathTime(const Problem &p, const CtaTile &tile, const WaveSchedule &w) {
+/// block, as the kernels do): `perSm` CTAs' worth of tiles.
+Seconds mathTime(const Problem &p, const CtaTile &tile, double perSm) {
   double kPad = double(kSteps(p.s, tile) * tile.k);
-  return Seconds(2.0 * double(tile.m * tile.n) * kPad * double(w.perSm) / p.smRate);
+  return Seconds(2.0 * double(tile.m * tile.n) * kPad * perSm / p.smRate);
 }
 
-/// The busiest SM's timeline: full rounds, then the partial last one.
+/// CTAs' worth of tiles on the busiest SM (stream-K: an even share).
+double busiestCtas(const Problem &p, const CtaTile &tile, const WaveSchedule &w, int64_t tiles) {
+  return streamK(p.g, p.s, tile) ? double(tiles) / double(p.g.smCount) : double(w.perSm);
+}
+
+/// The busiest SM's timeline: full rounds, then the partial last one. Under
+/// stream-K the share of rounds runs at full occupancy, and a tile cut
+/// between SMs costs one FP32 partial tile written and read back, and a
+/// latency to wait for it.
 Seconds smTimeline(const Candidate &c) {
-  return roundTime(c, c.occ.ctasPerSm) * double(c.sched.rounds - 1) +
-         roundTime(c, c.sched.lastRoundCtas);
+  if (!streamK(c.g, c.s, c.tile))
+    return roundTime(c, c.occ.ctasPerSm) * double(c.sched.rounds - 1) + roundTime(c, c.sched.lastRoundCtas);
+  Seconds full = roundTime(c, c.occ.ctasPerSm);
+  double rounds = busiestRounds(c);
+  bool cut = c.tiles % (c.g.smCount * c.occ.ctasPerSm) != 0;
+  Seconds fixup = cut ? Bytes(2 * partialBytes(c.tile)) / c.p.port + c.g.hbmLatency : Seconds(0);
+  // The round's fixed part (fill, epilogue, latencies) is paid once, however
+  // short the share.
+  Seconds fixed = roundTime(c, c.occ.ctasPerSm) - perStepTime(c, c.occ.ctasPerSm) * double(kSteps(c.s, c.tile));
+  Seconds steps = full - fixed;
+  return steps * rounds + fixed * std::ceil(rounds) + fixup;
 }
 
 /// Bytes read from HBM: each operand once, plus the panels a wave re-reads
@@ -174,14 +220,14 @@ Traffic traffic(const Candidate &c) {
 GemmCost evaluate(const Candidate &c) {
   Traffic bytes = traffic(c);
   Seconds timeline = smTimeline(c);
-  Seconds math = mathTime(c.p, c.tile, c.sched);
+  Seconds math = mathTime(c.p, c.tile, busiestCtas(c.p, c.tile, c.sched, c.tiles));
   Terms terms;
   // The timeline counts as compute while math fills most of it; once the
   // latency the pipeline cannot hide is the larger part, it is latency.
   bool latencyBound = timeline.value() > 2 * math.value();
   (latencyBound ? terms.latency : terms.compute) = timeline;
   terms.compute = std::max(terms.compute, math);
-  double smemShare = double(c.sched.perSm) / double(c.tiles);
+  double smemShare = busiestCtas(c.p, c.tile, c.sched, c.tiles) / double(c.tiles);
   terms.smem = Bytes(bytes.smem.value() * smemShare) / (smemRate(c.g) / double(c.g.smCount));
   terms.l2 = bytes.l2 / l2Rate(c.g);
   terms.hbm = bytes.hbm / hbmRate(c.g);
@@ -189,6 +235,7 @@ GemmCost evaluate(const Candidate &c) {
   GemmCost r;
   static_cast<KernelCost &>(r) = combine(c.g, terms, useful, bytes, 1);
   r.tile = c.tile;
+  r.streamK = streamK(c.g, c.s, c.tile);
   r.ctasPerSm = c.occ.ctasPerSm;
   r.schedule = c.sched;
   r.tiles = c.tiles;
@@ -229,7 +276,7 @@ GemmCost searchStages(const Problem &p, CtaTile tile, Seconds cutoff) {
       continue;
     tile.stages = stages;
     WaveSchedule sched = scheduleWaves(tiles, g.smCount, occ[stages].ctasPerSm);
-    if (mathTime(p, tile, sched) > cutoff) // a lower bound of its time
+    if (mathTime(p, tile, busiestCtas(p, tile, sched, tiles)) > cutoff) // a lower bound of its time
       continue;
     GemmCost r = evaluate(Candidate{p, g, s, tile, occ[stages], sched, tiles});
     if (!found || better(r, best)) {

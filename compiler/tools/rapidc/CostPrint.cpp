@@ -89,6 +89,7 @@ void printGemm(const std::string &q, const GpuSpec &g, const GemmCost &c, bool j
       j.attribute("full_waves", w.fullWaves);
       j.attribute("rounds", w.rounds);
       j.attribute("last_round_ctas", w.lastRoundCtas);
+      j.attribute("stream_k", c.streamK);
       termsJson(j, c.terms);
     });
     return;
@@ -101,8 +102,12 @@ void printGemm(const std::string &q, const GpuSpec &g, const GemmCost &c, bool j
                     c.tile.stages, c.tile.warps,
                     c.tile.splits > 1 ? fmt::format(", split-K {} (CTAs per C tile)", c.tile.splits) : "");
   os << fmt::format("ctas/sm   {}\ntiles     {}\n", c.ctasPerSm, c.tiles);
-  os << fmt::format("waves     {:.2f} (ceil {}; the busiest SM runs {} CTAs in {} rounds, {} in the last)\n",
-                    w.waves, w.fullWaves, w.perSm, w.rounds, w.lastRoundCtas);
+  if (c.streamK)
+    os << fmt::format("waves     {:.2f} (stream-K: every SM runs {:.2f} CTAs' worth of k-steps)\n", w.waves,
+                      double(c.tiles) / double(g.smCount));
+  else
+    os << fmt::format("waves     {:.2f} (ceil {}; the busiest SM runs {} CTAs in {} rounds, {} in the last)\n",
+                      w.waves, w.fullWaves, w.perSm, w.rounds, w.lastRoundCtas);
   printTermsText(c.terms, os);
 }
 

@@ -45,6 +45,7 @@ struct WaveSchedule {
 
 struct GemmCost : KernelCost {
   bool gemv = false; ///< a GEMV kernel (runsAsGemv): `tile.m` rows of the matrix per CTA, no tensor cores
+  bool streamK = false; ///< the k-steps of all tiles dealt evenly over the SMs (Hopper, docs/model.md §2.3)
   CtaTile tile;
   int64_t ctasPerSm = 0;
   WaveSchedule schedule;
