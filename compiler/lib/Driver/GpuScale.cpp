@@ -24,8 +24,12 @@ DType dtypeOf(llvm::StringRef type) {
   return DType::BF16;
 }
 
-bool gemmLike(llvm::StringRef kernel) {
-  for (const char *k : {"gemm", "xmma", "cutlass", "s16816", "s1688", "cublas", "Gemm"})
+/// Kernels bound by the tensor cores: GEMMs by their library's names
+/// (cuBLAS's Hopper kernels are `nvjet_sm90_*` in PyTorch 2.11 profiles) and
+/// fused attention (FlashAttention's `flash_*`, cuDNN's `*_sdpa_*`, `fmha`).
+bool tensorCoreLike(llvm::StringRef kernel) {
+  for (const char *k : {"gemm", "xmma", "cutlass", "s16816", "s1688", "cublas", "Gemm", "nvjet", "flash", "fmha",
+                        "sdpa"})
     if (kernel.contains(k)) return true;
   return false;
 }
@@ -55,7 +59,7 @@ DeviceScale gpuScale(const GpuSpec &f, const GpuSpec &t) {
       double a = seconds(f, s), b = seconds(t, s);
       if (a > 0 && b > 0) return b / a;
     }
-    return gemmLike(name) ? gemmRatio : hbm;
+    return tensorCoreLike(name) ? gemmRatio : hbm;
   };
 }
 
