@@ -151,14 +151,13 @@ double busiestCtas(const Problem &p, const CtaTile &tile, const WaveSchedule &w,
 Seconds smTimeline(const Candidate &c) {
   if (!streamK(c.g, c.s, c.tile))
     return roundTime(c, c.occ.ctasPerSm) * double(c.sched.rounds - 1) + roundTime(c, c.sched.lastRoundCtas);
-  Seconds full = roundTime(c, c.occ.ctasPerSm);
+  // The k-steps scale with the share; a round's fixed part (fill, epilogue,
+  // latencies) is paid once however short the share.
+  Seconds steps = perStepTime(c, c.occ.ctasPerSm) * double(kSteps(c.s, c.tile));
+  Seconds fixed = roundTime(c, c.occ.ctasPerSm) - steps;
   double rounds = busiestRounds(c);
   bool cut = c.tiles % (c.g.smCount * c.occ.ctasPerSm) != 0;
   Seconds fixup = cut ? Bytes(2 * partialBytes(c.tile)) / c.p.port + c.g.hbmLatency : Seconds(0);
-  // The round's fixed part (fill, epilogue, latencies) is paid once, however
-  // short the share.
-  Seconds fixed = roundTime(c, c.occ.ctasPerSm) - perStepTime(c, c.occ.ctasPerSm) * double(kSteps(c.s, c.tile));
-  Seconds steps = full - fixed;
   return steps * rounds + fixed * std::ceil(rounds) + fixup;
 }
 
