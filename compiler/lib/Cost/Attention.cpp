@@ -26,6 +26,11 @@ constexpr double kFwdVectorFlops = 7, kBwdVectorFlops = 7;
 /// Matrix products per visited block: S = QK^T, O += PV forward; S, dP,
 /// dV, dK, dQ backward.
 constexpr double kFwdGemms = 2, kBwdGemms = 5;
+/// mma.sync's share of the wgmma peak on Hopper [FA3 §2.2].
+constexpr double kMmaSyncShareOnWgmma = 2.0 / 3.0;
+/// Special-function results (exp2, rcp, ...) per clock and SM on compute
+/// capability 8.0-9.0 (CUDA C++ Programming Guide, throughput table).
+constexpr double kSfuPerClock = 16;
 /// Query rows per warp in the FlashAttention-2 forward split.
 constexpr int64_t kRowsPerWarp = 16;
 
@@ -84,17 +89,21 @@ Seconds flashTimeline(const GpuSpec &g, const AttentionShape &s, const FlashWork
   double scores = double(w.b.q * w.b.kv);
   double gemms = pass == Pass::Forward ? kFwdGemms : kBwdGemms;
   double vector = pass == Pass::Forward ? kFwdVectorFlops : kBwdVectorFlops;
-  // FlashAttention-2 issues a block's softmax between its matrix products:
-  // the two do not overlap within a CTA, so their times add. FlashAttention-3
-  // runs two warpgroups in ping-pong (one's softmax under the other's
-  // wgmma) and overlaps softmax with the next block's products inside a
-  // warpgroup [FA3 §3.1-3.2]: the slower of the two sets the pace.
-  Seconds matrix(gemms * 2 * scores * double(s.headDim) / tensorPerSm), softmax(vector * scores / vectorPerSm);
-  // Dropout draws a random number per score on the integer units, in the
-  // softmax's place between the products; backward draws the same numbers
-  // again (the kernels keep the generator's seed and offset, not the mask).
-  if (s.dropout) softmax += Seconds(kDropoutOpsPerElement * scores / intPerSm);
-  Seconds perBlock = s.kernel == AttentionKernel::Flash3 ? std::max(matrix, softmax) : matrix + softmax;
+  // A block's softmax runs between its matrix products and their times add.
+  // FlashAttention-3's ping-pong of two warpgroups [FA3 §3.1-3.2] would hide
+  // some of it; cuDNN's kernel, the one measured (docs/model.md §3.1), does
+  // not. FlashAttention-2 issues Ampere's mma.sync, which reaches about 2/3
+  // of the peak of tensor cores built for wgmma [FA3 §2.2].
+  if (s.kernel == AttentionKernel::Flash2 && flash3Runs(g)) tensorPerSm *= kMmaSyncShareOnWgmma;
+  Seconds matrix(gemms * 2 * scores * double(s.headDim) / tensorPerSm);
+  // The softmax's FP32 math, its exponentials on the special-function units
+  // (16 a clock per SM [CUDA]) and dropout's random numbers on the integer
+  // units (the same numbers again backward: the kernels keep the generator's
+  // seed and offset, not the mask) run on separate pipes.
+  double sfuPerSm = kSfuPerClock * g.clock.value() * g.calibrationCompute;
+  Seconds softmax = std::max(Seconds(vector * scores / vectorPerSm), Seconds(scores / sfuPerSm));
+  if (s.dropout) softmax = std::max(softmax, Seconds(kDropoutOpsPerElement * scores / intPerSm));
+  Seconds perBlock = matrix + softmax;
   double ctas = double(s.batch * s.heads * ceilDiv(s.seq, w.b.q));
   double blocksAll = double(w.active) * double(s.batch * s.heads);
   double perSm = std::ceil(ctas / sms) * (blocksAll / ctas);
