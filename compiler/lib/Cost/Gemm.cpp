@@ -39,6 +39,7 @@ struct Candidate {
   Occupancy occ;
   WaveSchedule sched;
   int64_t tiles = 0;
+  bool streamK = false; ///< streamK(g, s, tile)
 };
 
 /// k-steps of one CTA: its share of K (split-K) in slices of tile.k.
@@ -77,19 +78,11 @@ double slicePanels(const GpuSpec &g, const GemmShape &s, const CtaTile &tile) {
 /// cut between two SMs are fixed up through L2 (docs/model.md §2.3). A
 /// skinny problem (one row or column of tiles: decode) runs the split-K
 /// kernels of §2.6 instead, as cuBLAS's `splitK` kernel names show.
-bool streamKGpu(const GpuSpec &g) { return g.tensorCoreOperands == TensorCoreOperands::Shared; }
 bool skinny(const GemmShape &s, const CtaTile &tile) {
   return ceilDiv(s.m, tile.m) == 1 || ceilDiv(s.n, tile.n) == 1;
 }
 bool streamK(const GpuSpec &g, const GemmShape &s, const CtaTile &tile) {
-  return streamKGpu(g) && !skinny(s, tile);
-}
-
-/// Full-occupancy rounds of the busiest SM: whole rounds of whole CTAs, or
-/// under stream-K its even share of all the tiles' k-steps.
-double busiestRounds(const Candidate &c) {
-  if (streamK(c.g, c.s, c.tile)) return double(c.tiles) / double(c.g.smCount * c.occ.ctasPerSm);
-  return double(c.sched.rounds);
+  return g.tensorCoreOperands == TensorCoreOperands::Shared && !skinny(s, tile);
 }
 
 /// One SM's k-slice through the L2 port.
@@ -114,22 +107,23 @@ Seconds perStepTime(const Candidate &c, int64_t active) {
   return lat + std::max({step, lsu, slice}) * double(active);
 }
 
-/// Time of one round of `active` co-resident CTAs on one SM.
-Seconds roundTime(const Candidate &c, int64_t active) {
-  Seconds slice = sliceTime(c);
+/// The part of a round of `active` CTAs no k-step overlaps: pipeline fill
+/// and drain. The prologue loads stages-1 slices (the first arrives one
+/// latency after the CTA starts), and the C tiles leave through the SM's L2
+/// port after the last step and drain one latency later.
+Seconds roundFixedTime(const Candidate &c, int64_t active) {
   Seconds lat = c.g.hbmLatency;
-  Seconds perStep = perStepTime(c, active);
-  int64_t steps = kSteps(c.s, c.tile);
-  // Pipeline fill and drain overlap no math: the prologue loads stages-1
-  // slices (the first arrives one latency after the CTA starts), and the C
-  // tiles leave through the SM's L2 port after the last step and drain one
-  // latency later.
-  int64_t fillSlices = std::min(c.occ.stages - 1, steps);
-  Seconds fill = slice * double(fillSlices * active);
+  int64_t fillSlices = std::min(c.occ.stages - 1, kSteps(c.s, c.tile));
+  Seconds fill = sliceTime(c) * double(fillSlices * active);
   Seconds epilogue = Bytes(double(c.tile.m * c.tile.n) * c.p.d * double(active)) / c.p.port;
   if (c.tile.splits > 1) // each CTA writes its FP32 partial; the last of a tile waits, reads the others' and adds
     epilogue = Bytes(partialBytes(c.tile) * double(active + c.tile.splits - 1)) / c.p.port + lat;
-  return perStep * double(steps) + fill + epilogue + lat * 2.0;
+  return fill + epilogue + lat * 2.0;
+}
+
+/// Time of one round of `active` co-resident CTAs on one SM.
+Seconds roundTime(const Candidate &c, int64_t active) {
+  return perStepTime(c, active) * double(kSteps(c.s, c.tile)) + roundFixedTime(c, active);
 }
 
 /// The busiest SM's math alone, padding included (a tile computes its whole
@@ -140,8 +134,8 @@ Seconds mathTime(const Problem &p, const CtaTile &tile, double perSm) {
 }
 
 /// CTAs' worth of tiles on the busiest SM (stream-K: an even share).
-double busiestCtas(const Problem &p, const CtaTile &tile, const WaveSchedule &w, int64_t tiles) {
-  return streamK(p.g, p.s, tile) ? double(tiles) / double(p.g.smCount) : double(w.perSm);
+double busiestCtas(const GpuSpec &g, bool streamK, const WaveSchedule &w, int64_t tiles) {
+  return streamK ? double(tiles) / double(g.smCount) : double(w.perSm);
 }
 
 /// The busiest SM's timeline: full rounds, then the partial last one. Under
@@ -149,16 +143,16 @@ double busiestCtas(const Problem &p, const CtaTile &tile, const WaveSchedule &w,
 /// between SMs costs one FP32 partial tile written and read back, and a
 /// latency to wait for it.
 Seconds smTimeline(const Candidate &c) {
-  if (!streamK(c.g, c.s, c.tile))
+  if (!c.streamK)
     return roundTime(c, c.occ.ctasPerSm) * double(c.sched.rounds - 1) + roundTime(c, c.sched.lastRoundCtas);
-  // The k-steps scale with the share; a round's fixed part (fill, epilogue,
-  // latencies) is paid once however short the share.
-  Seconds steps = perStepTime(c, c.occ.ctasPerSm) * double(kSteps(c.s, c.tile));
-  Seconds fixed = roundTime(c, c.occ.ctasPerSm) - steps;
-  double rounds = busiestRounds(c);
-  bool cut = c.tiles % (c.g.smCount * c.occ.ctasPerSm) != 0;
+  // The k-steps scale with the share of full-occupancy rounds; a round's
+  // fixed part (fill, epilogue, latencies) is paid once however short the share.
+  int64_t active = c.occ.ctasPerSm;
+  double rounds = busiestCtas(c.g, true, c.sched, c.tiles) / double(active);
+  bool cut = c.tiles % (c.g.smCount * active) != 0;
   Seconds fixup = cut ? Bytes(2 * partialBytes(c.tile)) / c.p.port + c.g.hbmLatency : Seconds(0);
-  return steps * rounds + fixed * std::ceil(rounds) + fixup;
+  return perStepTime(c, active) * double(kSteps(c.s, c.tile)) * rounds + roundFixedTime(c, active) * std::ceil(rounds) +
+         fixup;
 }
 
 /// Bytes read from HBM: each operand once, plus the panels a wave re-reads
@@ -219,14 +213,15 @@ Traffic traffic(const Candidate &c) {
 GemmCost evaluate(const Candidate &c) {
   Traffic bytes = traffic(c);
   Seconds timeline = smTimeline(c);
-  Seconds math = mathTime(c.p, c.tile, busiestCtas(c.p, c.tile, c.sched, c.tiles));
+  double perSm = busiestCtas(c.g, c.streamK, c.sched, c.tiles);
+  Seconds math = mathTime(c.p, c.tile, perSm);
   Terms terms;
   // The timeline counts as compute while math fills most of it; once the
   // latency the pipeline cannot hide is the larger part, it is latency.
   bool latencyBound = timeline.value() > 2 * math.value();
   (latencyBound ? terms.latency : terms.compute) = timeline;
   terms.compute = std::max(terms.compute, math);
-  double smemShare = busiestCtas(c.p, c.tile, c.sched, c.tiles) / double(c.tiles);
+  double smemShare = perSm / double(c.tiles);
   terms.smem = Bytes(bytes.smem.value() * smemShare) / (smemRate(c.g) / double(c.g.smCount));
   terms.l2 = bytes.l2 / l2Rate(c.g);
   terms.hbm = bytes.hbm / hbmRate(c.g);
@@ -234,7 +229,7 @@ GemmCost evaluate(const Candidate &c) {
   GemmCost r;
   static_cast<KernelCost &>(r) = combine(c.g, terms, useful, bytes, 1);
   r.tile = c.tile;
-  r.streamK = streamK(c.g, c.s, c.tile);
+  r.streamK = c.streamK;
   r.ctasPerSm = c.occ.ctasPerSm;
   r.schedule = c.sched;
   r.tiles = c.tiles;
@@ -264,6 +259,7 @@ GemmCost searchStages(const Problem &p, CtaTile tile, Seconds cutoff) {
   GemmCost best;
   bool found = false;
   int64_t tiles = ceilDiv(s.m, tile.m) * ceilDiv(s.n, tile.n) * s.batch * tile.splits;
+  bool sk = streamK(g, s, tile);
   // Deeper pipelines hide more latency but cost shared memory, which can
   // cost occupancy. For each occupancy the deepest pipeline that keeps it is
   // the best, so only those depths are evaluated.
@@ -275,9 +271,9 @@ GemmCost searchStages(const Problem &p, CtaTile tile, Seconds cutoff) {
       continue;
     tile.stages = stages;
     WaveSchedule sched = scheduleWaves(tiles, g.smCount, occ[stages].ctasPerSm);
-    if (mathTime(p, tile, busiestCtas(p, tile, sched, tiles)) > cutoff) // a lower bound of its time
+    if (mathTime(p, tile, busiestCtas(g, sk, sched, tiles)) > cutoff) // a lower bound of its time
       continue;
-    GemmCost r = evaluate(Candidate{p, g, s, tile, occ[stages], sched, tiles});
+    GemmCost r = evaluate(Candidate{p, g, s, tile, occ[stages], sched, tiles, sk});
     if (!found || better(r, best)) {
       best = r;
       found = true;
@@ -310,8 +306,8 @@ GemmCost gemmCostWithTile(const GpuSpec &g, const GemmShape &s, CtaTile tile) {
 /// cuBLAS picks split-K kernels for such shapes).
 int64_t maxSplits(const Problem &p, const CtaTile &tile) {
   const GemmShape &s = p.s;
-  int64_t gm = ceilDiv(s.m, tile.m), gn = ceilDiv(s.n, tile.n), tiles = gm * gn * s.batch;
-  if (!p.aligned || (gm > 1 && gn > 1) || tiles >= p.g.smCount) return 1;
+  int64_t tiles = ceilDiv(s.m, tile.m) * ceilDiv(s.n, tile.n) * s.batch;
+  if (!p.aligned || !skinny(s, tile) || tiles >= p.g.smCount) return 1;
   auto fits = [&](int64_t splits) {
     return splits * tiles <= 2 * p.g.smCount &&                                // two CTAs per SM at most
            ceilDiv(s.k, splits) >= detail::kMinSplitSteps * tile.k &&          // a pipeline's worth of steps each

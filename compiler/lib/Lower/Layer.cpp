@@ -103,10 +103,6 @@ void scaleAndMask(Chain &c, const Shard &sh, bool backward) {
 /// Training only: generation runs the model in eval mode.
 bool dropout(const Shard &sh) { return sh.training && sh.model.dropout; }
 
-/// A dropout mask per element (cost::kDropoutOpsPerElement), counted as
-/// vector work of the elementwise kernel.
-constexpr double kDropoutFlops = cost::kDropoutOpsPerElement;
-
 /// `op` also moving a dropout mask of one byte per element.
 Op withMask(Op op, double elems) {
   op.bytes += elems;
@@ -115,7 +111,7 @@ Op withMask(Op op, double elems) {
 
 /// Forward dropout over `elems`: reads x, writes y and the mask.
 Op dropoutForward(const Shard &sh, const char *name, double elems) {
-  return withMask(pointwise(OpKind::Dropout, name, elems, kDropoutFlops, 2, sh.d), elems);
+  return withMask(pointwise(OpKind::Dropout, name, elems, cost::kDropoutOpsPerElement, 2, sh.d), elems);
 }
 
 /// Its backward: reads dy and the mask, writes dx = dy * mask / (1 - p).
@@ -141,7 +137,7 @@ void residualAdd(Chain &c, const Shard &sh, const char *name) {
     if (dropout(sh)) c.add(dropoutForward(sh, "dropout", elems));
     c.add(pointwise(OpKind::Residual, name, elems, 1, 3, sh.d));
   } else if (dropout(sh)) {
-    c.add(withMask(pointwise(OpKind::Residual, name, elems, 2 + kDropoutFlops, 3, sh.d), elems));
+    c.add(withMask(pointwise(OpKind::Residual, name, elems, 2 + cost::kDropoutOpsPerElement, 3, sh.d), elems));
   } else {
     c.add(pointwise(OpKind::Residual, name, elems, sh.fused && sh.model.bias ? 2 : 1, 3, sh.d));
   }
