@@ -8,6 +8,10 @@ compare.py KIND CSV MAX_MEDIAN MAX_WORST
        examples/validation/korthikanti_table4.rapid, matched on recompute and
        sp in the point's label; compares fwd_ms and bwd_ms (two rows each) with
        breakdown.layer_forward_s and .layer_backward_s.
+  KIND hopper_layer: the gpt22b_layer `train_layer` rows of steps_h200.csv
+       against the sweep hopper_layer of examples/validation/hopper_layer.rapid,
+       matched on micro_batch; compares fwd and bwd with breakdown.layer_forward_s
+       and .layer_backward_s.
   KIND llama2: rows of llama2_inference_a100.csv against llama2_<size>_tp<tp>
        of examples/validation/llama2_inference.rapid; compares total_s.
   KIND vllm: rows of vllm_lambda/measured.csv against the experiments of
@@ -39,6 +43,10 @@ for line in sys.stdin:
         key = (pt.get("recompute", ""), "on" if pt.get("sp") else "off")
         predicted[key + ("fwd",)] = b["layer_forward_s"] * 1e3
         predicted[key + ("bwd",)] = b["layer_backward_s"] * 1e3
+    elif kind == "hopper_layer" and "breakdown" in o:
+        b, mb = o["breakdown"], str(o["point"]["micro_batch"])
+        predicted[(mb, "fwd")] = b["layer_forward_s"] * 1e3
+        predicted[(mb, "bwd")] = b["layer_backward_s"] * 1e3
     elif kind == "megatron1" and "step_time_s" in o:
         predicted[(o["experiment"], "")] = (o["step_time_s"], o["gpus"])
     elif kind == "llama2" and "total_s" in o:
@@ -52,8 +60,12 @@ for line in sys.stdin:
 
 def rows():
     """(name, key, measured, unit) for every comparison the table makes."""
-    for row in csv.DictReader(open(table)):
-        if kind == "korthikanti4":
+    for row in csv.DictReader(line for line in open(table) if not line.startswith("#")):
+        if kind == "hopper_layer":
+            if row["kind"] == "train_layer" and row["case"] == "gpt22b_layer":
+                yield (f"micro-batch {row['batch']} {row['mode']}", (row["batch"], row["mode"]),
+                       float(row["latency_ms"]), "ms")
+        elif kind == "korthikanti4":
             policy = f"{row['recompute']} recompute{' + SP' if row['sequence_parallel'] == 'on' else ''}"
             for part in ("fwd", "bwd"):
                 key = (row["recompute"], row["sequence_parallel"], part)

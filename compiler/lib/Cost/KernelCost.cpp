@@ -25,6 +25,9 @@ BytesPerSecond l2Rate(const GpuSpec &g) { return g.l2Bandwidth * g.calibrationL2
 // them (calibration.compute), since no separate field describes it.
 BytesPerSecond smemRate(const GpuSpec &g) { return g.smemBandwidth * g.calibrationCompute; }
 FlopsPerSecond mathRate(const GpuSpec &g, DType t) { return g.peak(t) * g.calibrationCompute; }
+// Four warp schedulers per SM issue one 32-thread instruction a clock each
+// (Volta to Blackwell, CUDA C++ Programming Guide); derated like the SM's other terms.
+double issueRate(const GpuSpec &g) { return double(g.smCount) * g.clock.value() * 128 * g.calibrationCompute; }
 // peak.fp32 counts an FMA as two FLOPs; integer operations are one each.
 double intOpsRate(const GpuSpec &g) { return g.peakFp32.value() / 2 * g.int32Rate * g.calibrationCompute; }
 

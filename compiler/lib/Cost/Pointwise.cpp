@@ -71,11 +71,23 @@ PointwiseWork pointwiseWork(PointwiseOp op, int64_t elements, DType t, Pass pass
   return {Bytes(e * w.accesses * d), Flops(e * w.flops), w.kernels};
 }
 
-KernelCost pointwiseCost(const GpuSpec &g, const PointwiseWork &w) {
+RowReduction rowReduction(const StackSpec &stack, PointwiseOp op) {
+  switch (op) {
+  case PointwiseOp::LayerNorm: case PointwiseOp::RmsNorm:
+    return {stack.reductionHbm, stack.reductionNormInstructions};
+  case PointwiseOp::Softmax: return {stack.reductionHbm, stack.reductionSoftmaxInstructions};
+  default: return {};
+  }
+}
+
+KernelCost pointwiseCost(const GpuSpec &g, const PointwiseWork &w, const RowReduction &r) {
   Terms terms;
-  // Elementwise math runs on the FP32 vector units, not the tensor cores.
-  terms.compute = w.flops / mathRate(g, DType::FP32);
-  terms.hbm = w.bytes / hbmRate(g);
+  // Elementwise math runs on the FP32 vector units, not the tensor cores;
+  // a reduction kernel issues many instructions besides its FLOPs, at four
+  // warp instructions a clock per SM.
+  terms.compute = std::max(w.flops / mathRate(g, DType::FP32),
+                           Seconds(w.flops.value() * r.instructionsPerFlop / issueRate(g)));
+  terms.hbm = w.bytes / (hbmRate(g) * r.hbm);
   Traffic bytes;
   bytes.hbm = w.bytes;
   bytes.l2 = w.bytes;

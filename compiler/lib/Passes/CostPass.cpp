@@ -57,14 +57,20 @@ cost::KernelCost attention(const GpuSpec &gpu, const StackSpec &stack, const Op 
   return c;
 }
 
+cost::PointwiseWork work(const Op &op) { return {Bytes(op.bytes), Flops(op.flops), op.kernels}; }
+
 cost::KernelCost costOf(const GpuSpec &gpu, const StackSpec &stack, const Op &op) {
   switch (op.kind) {
   case OpKind::Gemm:
     return cost::gemmCost(gpu, {op.shape.m, op.shape.k, op.shape.n, op.shape.batch, op.dtype});
   case OpKind::FlashAttention:
     return attention(gpu, stack, op);
+  case OpKind::Norm: // the stack's row-reduction kernels: LayerNorm and RMSNorm share its figures
+    return cost::pointwiseCost(gpu, work(op), cost::rowReduction(stack, cost::PointwiseOp::LayerNorm));
+  case OpKind::Softmax:
+    return cost::pointwiseCost(gpu, work(op), cost::rowReduction(stack, cost::PointwiseOp::Softmax));
   default: // bandwidth and vector math from the op's own bytes and FLOPs
-    return cost::pointwiseCost(gpu, {Bytes(op.bytes), Flops(op.flops), op.kernels});
+    return cost::pointwiseCost(gpu, work(op));
   }
 }
 

@@ -11,8 +11,10 @@
 // and shared memory that scale with them) bound, calibration.hbm over the
 // rows HBM bounds. Each is a 1-D search minimising the mean |log(predicted /
 // measured)| of its rows; two rounds, since a new factor can move a row to
-// another bound. Nothing else is tuned: the model's shape effects stay the
-// model's, so what remains after the fit is what the model gets wrong.
+// another bound. Norm and softmax rows are the stack's: its `reduction`
+// figures are fitted to them (docs/model.md §4.1). Nothing else is tuned:
+// the model's shape effects stay the model's, so what remains after the fit
+// is what the model gets wrong.
 //===----------------------------------------------------------------------===//
 #include "CostQuery.h"
 
@@ -36,6 +38,7 @@ struct Measurement {
   GemmShape gemm;
   PointwiseWork work;
   std::string op; ///< a pointwise row's op, when it names one
+  std::optional<PointwiseOp> named; ///< the same, parsed
   AttentionShape attention;
   Pass pass = Pass::Forward;
   double seconds = 0;
@@ -99,6 +102,7 @@ std::string parseNamedPointwise(const Fields &f, Measurement &m) {
   for (const std::string &err : {positive(f, "elements", elements), passOf(f, m.pass), parseDtype(f, t)})
     if (!err.empty()) return err;
   m.op = f.get("op").str();
+  m.named = op;
   m.work = pointwiseWork(*op, elements, t, m.pass);
   return "";
 }
@@ -182,16 +186,29 @@ std::optional<std::vector<Measurement>> readMeasurements(const std::string &path
 }
 
 /// What the stack adds to a kernel: its launch (none without --stack: the
-/// script times in CUDA graphs) and which fused attention kernel it runs.
+/// script times in CUDA graphs), which fused attention kernel it runs and
+/// how its norm and softmax kernels fall short of the roofline.
 struct Software {
   Seconds launch{0};
   AttentionKernel attention = AttentionKernel::Flash2;
+  RowReduction norm, softmax;
 };
+
+/// The row-reduction group a measurement belongs to, if any.
+RowReduction Software::*reductionOf(const Measurement &m) {
+  if (m.kind != Measurement::Pointwise || !m.named) return nullptr;
+  if (*m.named == PointwiseOp::Softmax) return &Software::softmax;
+  if (*m.named == PointwiseOp::LayerNorm || *m.named == PointwiseOp::RmsNorm) return &Software::norm;
+  return nullptr;
+}
 
 KernelCost predict(const GpuSpec &g, const Software &sw, const Measurement &m) {
   switch (m.kind) {
   case Measurement::Gemm: return launched(gemmCost(g, m.gemm), sw.launch);
-  case Measurement::Pointwise: return launched(pointwiseCost(g, m.work), sw.launch);
+  case Measurement::Pointwise: {
+    RowReduction Software::*group = reductionOf(m);
+    return launched(pointwiseCost(g, m.work, group ? sw.*group : RowReduction{}), sw.launch);
+  }
   case Measurement::Attention: {
     AttentionShape a = m.attention;
     a.kernel = sw.attention;
@@ -245,14 +262,15 @@ std::string declaration(const GpuSpec &fitted, const std::string &base, const st
 /// Fits calibration.compute and .hbm to the GEMM and pointwise rows each
 /// bounds. Attention rows are reported, not fitted: FlashAttention's rate is
 /// its kernel's (docs/model.md §3), and they would pull the tensor-core
-/// figure away from the GEMMs it describes.
+/// figure away from the GEMMs it describes. Norm and softmax rows are the
+/// stack's (fitReductions).
 GpuSpec fitCalibration(const GpuSpec &g, const Software &sw, const std::vector<Measurement> &rows,
                        std::vector<std::string> &notes) {
   GpuSpec fitted = g;
   for (int round = 0; round < 2; ++round) {
     std::vector<const Measurement *> compute, hbm;
     for (const Measurement &m : rows) {
-      Field f = m.kind == Measurement::Attention ? Field::None : governs(predict(fitted, sw, m).bound);
+      Field f = m.kind == Measurement::Attention || reductionOf(m) ? Field::None : governs(predict(fitted, sw, m).bound);
       if (f != Field::None) (f == Field::Compute ? compute : hbm).push_back(&m);
     }
     notes.clear();
@@ -264,14 +282,63 @@ GpuSpec fitCalibration(const GpuSpec &g, const Software &sw, const std::vector<M
   return fitted;
 }
 
+/// Fits the stack's row-reduction figures to its norm and softmax rows on
+/// the fitted GPU: a grid over reduction.hbm (0.2-1.5, as the GPU's fields)
+/// and, for each point, the instructions per FLOP (0-40 by 0.25) that fit
+/// the norm rows and the softmax rows best (given the HBM share the two do
+/// not interact). Mean |log error| as everywhere here.
+Software fitReductions(const GpuSpec &g, Software sw, const std::vector<Measurement> &rows) {
+  std::vector<const Measurement *> group[2];
+  RowReduction Software::*members[2] = {&Software::norm, &Software::softmax};
+  for (const Measurement &m : rows)
+    for (int i = 0; i < 2; ++i)
+      if (reductionOf(m) == members[i]) group[i].push_back(&m);
+  if (group[0].empty() && group[1].empty()) return sw;
+  auto cost = [&](int i, RowReduction r) {
+    Software trial = sw;
+    trial.*members[i] = r;
+    double sum = 0;
+    for (const Measurement *m : group[i]) sum += logError(g, trial, *m);
+    return sum;
+  };
+  Software best = sw;
+  double bestCost = INFINITY;
+  for (int step = 40; step <= 300; ++step) {
+    Software trial = sw;
+    double total = 0;
+    for (int i = 0; i < 2; ++i) {
+      if (group[i].empty()) continue;
+      RowReduction pick{step * 0.005, 0};
+      double pickCost = INFINITY;
+      for (int q = 0; q <= 160; ++q)
+        if (double c = cost(i, {step * 0.005, q * 0.25}); c < pickCost) pickCost = c, pick = {step * 0.005, q * 0.25};
+      trial.*members[i] = pick;
+      total += pickCost;
+    }
+    if (total < bestCost) bestCost = total, best = trial;
+  }
+  return best;
+}
+
+std::string stackDeclaration(const Software &fitted, const std::string &base, const std::string &csv,
+                             const std::string &gpu) {
+  return fmt::format("// Fitted by `rapidc --calibrate {} --hardware {}{}`: the norm and softmax\n"
+                     "// kernels only (docs/model.md §4.1).\n"
+                     "stack {} {{\n  reduction {{\n    hbm = {:.1f} %;\n    norm_instructions = {:.2f};\n"
+                     "    softmax_instructions = {:.2f};\n  }}\n}}\n",
+                     csv, gpu, base.empty() ? "" : " --stack " + base,
+                     base.empty() ? "calibrated" : base + "_calibrated : " + base, fitted.norm.hbm * 100,
+                     fitted.norm.instructionsPerFlop, fitted.softmax.instructionsPerFlop);
+}
+
 /// Every row before and after, then each kind's median and worst.
-void printErrors(const GpuSpec &g, const GpuSpec &fitted, const Software &sw, const std::vector<Measurement> &rows,
-                 llvm::raw_ostream &os) {
+void printErrors(const GpuSpec &g, const GpuSpec &fitted, const Software &sw, const Software &swFitted,
+                 const std::vector<Measurement> &rows, llvm::raw_ostream &os) {
   os << fmt::format("{:<32} {:>12} {:>12} {:>8} {:>12} {:>8}  {}\n", "kernel", "measured_ms", "before_ms", "error",
                     "after_ms", "error", "bound after");
   costquery::Errors before[3], after[3];
   for (const Measurement &m : rows) {
-    KernelCost b = predict(g, sw, m), a = predict(fitted, sw, m);
+    KernelCost b = predict(g, sw, m), a = predict(fitted, swFitted, m);
     double eb = before[m.kind].add(b.time.value(), m.seconds), ea = after[m.kind].add(a.time.value(), m.seconds);
     os << fmt::format("{:<32} {:>12.4f} {:>12.4f} {:>+7.1f}% {:>12.4f} {:>+7.1f}%  {}\n", m.label(), m.seconds * 1e3,
                       b.time.value() * 1e3, eb * 100, a.time.value() * 1e3, ea * 100, nameOf(a.bound));
@@ -295,17 +362,27 @@ int runCalibration(const CostOptions &o, const std::string &outputPrefix, Diagno
   if (!o.stack.empty()) {
     std::optional<StackSpec> stack = costquery::resolveStack(o, diags);
     if (!stack) return 1;
-    sw = Software{cost::launchCost(*stack, /*decodeStep=*/false), stack->attention};
+    sw = Software{cost::launchCost(*stack, /*decodeStep=*/false), stack->attention,
+                  rowReduction(*stack, PointwiseOp::LayerNorm), rowReduction(*stack, PointwiseOp::Softmax)};
   }
   std::vector<std::string> notes;
   GpuSpec fitted = fitCalibration(*g, sw, *rows, notes);
+  Software swFitted = fitReductions(fitted, sw, *rows);
   llvm::raw_ostream &os = llvm::outs();
-  printErrors(*g, fitted, sw, *rows, os);
+  printErrors(*g, fitted, sw, swFitted, *rows, os);
   os << fmt::format("calibration.compute {:.1f}% -> {:.1f}%, calibration.hbm {:.1f}% -> {:.1f}%\n",
                     g->calibrationCompute * 100, fitted.calibrationCompute * 100, g->calibrationHbm * 100,
                     fitted.calibrationHbm * 100);
+  bool reductions = llvm::any_of(*rows, [](const Measurement &m) { return reductionOf(m) != nullptr; });
+  if (reductions)
+    os << fmt::format("reduction.hbm {:.1f}% -> {:.1f}%, reduction.norm_instructions {:.2f} -> {:.2f}, "
+                      "reduction.softmax_instructions {:.2f} -> {:.2f}\n",
+                      sw.norm.hbm * 100, swFitted.norm.hbm * 100, sw.norm.instructionsPerFlop,
+                      swFitted.norm.instructionsPerFlop, sw.softmax.instructionsPerFlop,
+                      swFitted.softmax.instructionsPerFlop);
   for (const std::string &n : notes) os << "note: " << n << "\n";
   std::string decl = declaration(fitted, g->name, o.csv);
+  if (reductions) decl += "\n" + stackDeclaration(swFitted, o.stack, o.csv, g->name);
   os << "\n" << decl;
   if (outputPrefix.empty()) return 0;
   std::error_code ec;

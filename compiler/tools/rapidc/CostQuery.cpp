@@ -257,7 +257,9 @@ int runCostQuery(const CostOptions &o, DiagnosticEngine &diags) {
     }
     printAttention(o.query, *g, *aq, c, o.json, os);
   } else {
-    printPointwise(o.query, *g, launched(pointwiseCost(*g, std::get<PointwiseQuery>(*q).work), launch), o.json, os);
+    const PointwiseQuery &pq = std::get<PointwiseQuery>(*q);
+    RowReduction r = pq.op ? rowReduction(*stack, *pq.op) : RowReduction{};
+    printPointwise(o.query, *g, launched(pointwiseCost(*g, pq.work, r), launch), o.json, os);
   }
   return 0;
 }

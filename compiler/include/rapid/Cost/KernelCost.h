@@ -50,6 +50,8 @@ BytesPerSecond smemRate(const GpuSpec &g);
 FlopsPerSecond mathRate(const GpuSpec &g, DType t);
 /// Achieved 32-bit integer operations per second (`int32_rate` of the FP32 lanes).
 double intOpsRate(const GpuSpec &g);
+/// Achieved thread-instructions issued per second (128 a clock per SM).
+double issueRate(const GpuSpec &g);
 
 /// The roofline: the slowest resource sets the time of the `kernels`
 /// kernels on the GPU, never below the GPU's `kernel_floor` each (a

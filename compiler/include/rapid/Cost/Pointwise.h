@@ -32,7 +32,20 @@ struct PointwiseWork {
 /// FP32 master weights and moments as mixed-precision training keeps them).
 PointwiseWork pointwiseWork(PointwiseOp op, int64_t elements, DType t, Pass pass);
 
-/// Roofline over HBM bandwidth and the FP32 vector peak, plus launches.
-KernelCost pointwiseCost(const GpuSpec &g, const PointwiseWork &w);
+/// How far a stack's row-reduction kernels (norms, softmax: a thread block
+/// reads a row, reduces it, then writes it) fall short of the roofline
+/// (docs/model.md §4.1). The defaults are the roofline itself.
+struct RowReduction {
+  double hbm = 1;                 ///< share of the calibrated HBM rate reached
+  double instructionsPerFlop = 0; ///< issued per counted FLOP; 0: no issue floor
+};
+
+/// The stack's row-reduction kernel for `op`: its norm or softmax figures;
+/// the roofline for every other op.
+RowReduction rowReduction(const StackSpec &stack, PointwiseOp op);
+
+/// Roofline over HBM bandwidth and the FP32 vector peak, plus launches; a
+/// row reduction also waits on its memory-level parallelism and its issue.
+KernelCost pointwiseCost(const GpuSpec &g, const PointwiseWork &w, const RowReduction &r = {});
 
 } // namespace rapid::cost
