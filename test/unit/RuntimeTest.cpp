@@ -60,6 +60,33 @@ TEST(EventQueue, ManyEqualTimesStayFifo) {
     EXPECT_EQ(q.pop().a, i);
 }
 
+// Against a reference (a sort on time, then insertion), with pops between
+// pushes: pushes to the time being drained, to earlier and later times, and
+// times that come back after their bucket was recycled.
+TEST(EventQueue, MatchesTimeThenInsertionOrderUnderInterleaving) {
+  engine::EventQueue q;
+  std::vector<std::pair<int64_t, uint32_t>> ref; // (time, id), kept sorted, stable
+  uint64_t state = 12345;
+  auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull, uint32_t(state >> 33); };
+  int64_t now = 0;
+  uint32_t id = 0;
+  for (int round = 0; round < 20000; ++round) {
+    if (ref.empty() || next() % 3 != 0) {
+      int64_t t = now + int64_t(next() % 5); // few distinct times, often `now`
+      q.push(t, 0, id, 0);
+      auto at = std::upper_bound(ref.begin(), ref.end(), t, [](int64_t v, const auto &e) { return v < e.first; });
+      ref.insert(at, {t, id++});
+    } else {
+      engine::Event e = q.pop();
+      ASSERT_EQ(e.time, ref.front().first);
+      ASSERT_EQ(e.a, ref.front().second);
+      now = e.time;
+      ref.erase(ref.begin());
+    }
+    ASSERT_EQ(q.size(), ref.size());
+  }
+}
+
 TEST(Topology, LinkCountsPerKind) {
   EXPECT_EQ(linkCount({dim(DimKind::Ring, {8})}), 16u);
   EXPECT_EQ(linkCount({dim(DimKind::Ring, {2})}), 2u);

@@ -54,6 +54,10 @@ void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
   inst.stage.assign(members * inst.chunks, kEnter);
   inst.window.assign(members * inst.chunks * kWindow, 0);
   inst.chunksLeft.assign(members, inst.chunks);
+  inst.places.resize(inst.plan.phases.size() * members);
+  for (size_t ph = 0; ph < inst.plan.phases.size(); ++ph)
+    for (uint32_t m = 0; m < members; ++m)
+      inst.places[ph * members + m] = computePlace(inst, inst.plan.phases[ph], m);
   if (opts_.system.activeChunks) {
     size_t queues = members * dims.size();
     inst.dimActive.assign(queues, 0);
@@ -187,8 +191,8 @@ void Simulator::startChunks(uint32_t id, uint32_t member) {
 
 /// Where a member sits in a phase: its rank, its index within the phase's
 /// dimension (local) and its position along the phase's axis (pos).
-Simulator::Place Simulator::placeOf(const Instance &inst, const coll::Phase &ph,
-                                    uint32_t member) const {
+Simulator::Place Simulator::computePlace(const Instance &inst, const coll::Phase &ph,
+                                        uint32_t member) const {
   uint32_t rank = rankOf(inst, member);
   if (ph.gridAxis >= 0)
     return Place{rank, int(inst.grid->linear[member]), inst.grid->pos(member, ph.gridAxis)};
@@ -204,7 +208,7 @@ uint32_t Simulator::expectedAt(const Instance &inst, uint32_t member, uint32_t c
   if (st.pattern < coll::Pattern::TreeGather)
     return st.expected; // the same for every position
   const coll::Phase &ph = inst.plan.phases[st.phase];
-  return coll::expectedAt(st, ph.size, placeOf(inst, ph, member).pos, chunk);
+  return coll::expectedAt(st, ph.size, placeOf(inst, st.phase, member).pos, chunk);
 }
 
 /// Moves a member's chunk on as far as it can go now: into its dimension's
@@ -270,11 +274,12 @@ void Simulator::sendStep(uint32_t id, uint32_t member, uint32_t chunk, uint32_t 
   const Instance &inst = instances_[id];
   const coll::Step &st = inst.plan.steps[step];
   const coll::Phase &ph = inst.plan.phases[st.phase];
-  Place at = placeOf(inst, ph, member);
+  const Place &at = placeOf(inst, st.phase, member);
   // A peer differs from us only in the phase's axis.
   coll::forEachPeer(st, ph.size, at.pos, chunk, [&](int peerPos) {
     int peerLocal = at.local + (peerPos - at.pos) * ph.axisStride;
-    uint32_t peerMember = ph.dim >= 0        ? uint32_t(net_.topology().withCoord(int(at.rank), ph.dim, peerLocal))
+    // at.local is the rank's coordinate in ph.dim: withCoord without its divisions.
+    uint32_t peerMember = ph.dim >= 0        ? at.rank + uint32_t((peerLocal - at.local) * net_.topology().stride(ph.dim))
                           : ph.gridAxis >= 0 ? inst.grid->member[uint32_t(peerLocal)]
                                              : uint32_t(peerPos);
     Message m;
@@ -286,10 +291,10 @@ void Simulator::sendStep(uint32_t id, uint32_t member, uint32_t chunk, uint32_t 
   });
 }
 
-void Simulator::deliverCollective(const Message &m) {
-  Instance &inst = instances_[m.inst];
-  uint32_t chunk = m.slot / inst.numSteps, step = m.slot % inst.numSteps;
-  size_t at = size_t(m.member) * inst.chunks + chunk;
+void Simulator::deliverCollective(uint32_t id, uint32_t member, uint32_t slot) {
+  Instance &inst = instances_[id];
+  uint32_t chunk = slot / inst.numSteps, step = slot % inst.numSteps;
+  size_t at = size_t(member) * inst.chunks + chunk;
   uint32_t current = inst.curStep[at];
   if (step < current) // counted nowhere: that step is done (it had all it waits for)
     return;
@@ -298,7 +303,7 @@ void Simulator::deliverCollective(const Message &m) {
   else
     ++inst.further[uint64_t(at) << 32 | step];
   if (inst.stage[at] == kWait && current == step)
-    runChunk(m.inst, m.member, chunk);
+    runChunk(id, member, chunk);
 }
 
 void Simulator::memberDone(uint32_t id, uint32_t member) {

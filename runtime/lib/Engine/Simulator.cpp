@@ -39,10 +39,22 @@ void Simulator::fail(const trace::RankGraph &g, const TraceNode &n, const std::s
 
 /// Puts a message from node `srcNode` of rank `src` on the network at now_.
 /// Route errors (a partition by hard faults) stop the simulation, naming it.
-void Simulator::inject(uint32_t src, uint32_t dst, Message m, uint32_t srcNode) {
+void Simulator::inject(uint32_t src, uint32_t dst, const Message &msg, uint32_t srcNode) {
   auto route = net_.router().route(int(src), int(dst));
   if (!route)
     return fail(w_.ranks[src], w_.ranks[src].nodes[srcNode], llvm::toString(route.takeError()));
+  uint32_t id;
+  if (!freeMessages_.empty()) {
+    id = freeMessages_.back();
+    freeMessages_.pop_back();
+  } else {
+    id = uint32_t(messages_.size());
+    messages_.emplace_back();
+  }
+  // Filled in place: a modified copy on the stack, copied whole, made the
+  // CPU stall on every message (a load spanning several recent stores).
+  Message &m = messages_[id];
+  m = msg;
   m.route = *route;
   m.hop = 0;
   m.tailPs = now_;
@@ -55,17 +67,8 @@ void Simulator::inject(uint32_t src, uint32_t dst, Message m, uint32_t srcNode) 
       pathPs += links[net_.router().link(m.route, h)].latencyPs;
     m.holdPs = std::max<int64_t>(0, stepPs - pathPs);
   }
-  uint32_t id;
-  if (!freeMessages_.empty()) {
-    id = freeMessages_.back();
-    freeMessages_.pop_back();
-    messages_[id] = m;
-  } else {
-    id = uint32_t(messages_.size());
-    messages_.push_back(m);
-  }
   if (net_.mode() == net::NetMode::Analytical || !m.route.length) {
-    messages_[id].hop = m.route.length;
+    m.hop = m.route.length;
     queue_.push(addTime(net_.sendAlphaBeta(now_, m.route, m.bytes), m.holdPs), MsgArrive, id, 0);
     return;
   }
@@ -89,13 +92,12 @@ void Simulator::onArrive(uint32_t id) {
   Message &m = messages_[id];
   if (m.hop < m.route.length)
     return forward(id);
-  Message done = m;
-  freeMessages_.push_back(id);
-  if (done.inst != kNone)
-    return deliverCollective(done);
+  freeMessages_.push_back(id); // its fields are read before anything reuses the slot
+  if (m.inst != kNone)
+    return deliverCollective(m.inst, m.member, m.slot);
   // A send completes when its data arrives (Astra-Sim's semantics).
-  finishNodeAt(now_, done.srcRank, done.srcNode);
-  Channel &ch = channels_[done.channel];
+  finishNodeAt(now_, m.srcRank, m.srcNode);
+  Channel &ch = channels_[m.channel];
   if (ch.head < ch.waiting.size())
     finishNodeAt(now_, ch.dstRank, ch.waiting[ch.head++]);
   else

@@ -11,7 +11,15 @@ namespace rapid::net {
 
 Network::Network(Topology &topo, NetMode mode, Switching switching)
     : topo_(topo), mode_(mode), switching_(switching), router_(topo),
-      stats_(topo.links().size()) {}
+      stats_(topo.links().size()), memo_(topo.links().size()) {}
+
+std::pair<int64_t, int64_t> Network::serialize(uint32_t l, double bytes) {
+  SerMemo &m = memo_[l];
+  double rate = topo_.links()[l].bytesPerNs;
+  if (m.bytes != bytes || m.bytesPerNs != rate)
+    m = SerMemo{bytes, rate, serializationPs(l, bytes), packetPs(l, bytes)};
+  return {m.ser, m.packet};
+}
 
 int64_t Network::serializationPs(uint32_t l, double bytes) const {
   if (bytes <= 0)
@@ -30,7 +38,7 @@ int64_t Network::packetPs(uint32_t l, double bytes) const {
 HopTimes Network::sendHop(int64_t now, uint32_t l, double bytes, int64_t tailReadyPs) {
   LinkStats &s = stats_[l];
   int64_t start = std::max(now, s.freeAtPs);
-  int64_t ser = serializationPs(l, bytes);
+  auto [ser, packetSer] = serialize(l, bytes);
   // The link reserves only its own serialisation time: while a slower
   // upstream link trickles this message in, a switch fills the gaps with
   // other messages' packets, so holding the link until the tail arrives
@@ -44,7 +52,7 @@ HopTimes Network::sendHop(int64_t now, uint32_t l, double bytes, int64_t tailRea
   // Cut-through forwards whole packets: the next node can pass the head on
   // once the first packet is in, and the last packet, once in, still has to
   // be serialised here. (Store-and-forward already waits for all of it.)
-  int64_t packet = switching_ == Switching::CutThrough ? packetPs(l, bytes) : 0;
+  int64_t packet = switching_ == Switching::CutThrough ? packetSer : 0;
   // The link cannot send the last byte before it has received it.
   int64_t end = std::max(addTime(start, ser), addTime(tailReadyPs, packet));
   if (switching_ == Switching::StoreAndForward)
@@ -56,7 +64,7 @@ int64_t Network::sendAlphaBeta(int64_t now, Route r, double bytes) {
   int64_t latency = 0, serSum = 0, packetSum = 0, restMax = 0;
   for (uint32_t hop = 0; hop < r.length; ++hop) {
     uint32_t l = router_.link(r, hop);
-    int64_t ser = serializationPs(l, bytes), packet = packetPs(l, bytes);
+    auto [ser, packet] = serialize(l, bytes);
     stats_[l].busyPs = addTime(stats_[l].busyPs, ser);
     stats_[l].bytes += bytes;
     if (recordSpans_) spans_.push_back({l, now, addTime(now, ser), bytes}); // contention-free: starts at once

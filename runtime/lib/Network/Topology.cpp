@@ -28,6 +28,10 @@ Topology::Topology(NetworkSpec spec) : spec_(std::move(spec)) {
     sizes_.push_back(d.size());
     numRanks_ *= d.size();
   }
+  coords_.resize(size_t(numRanks_) * sizes_.size());
+  for (int r = 0; r < numRanks_; ++r)
+    for (size_t d = 0; d < sizes_.size(); ++d)
+      coords_[size_t(r) * sizes_.size() + d] = r / strides_[d] % sizes_[d];
   numNodes_ = numRanks_;
   for (int d = 0; d < numDims(); ++d) {
     const auto &ds = spec_.dims[d];

@@ -92,7 +92,7 @@ uint32_t expectedAt(const Step &st, int p, int pos, uint32_t chunk);
 /// Calls send(peerPos) for every peer position `pos` sends to in step st.
 template <class F> void forEachPeer(const Step &st, int p, int pos, uint32_t chunk, F send) {
   switch (st.pattern) {
-  case Pattern::Next: send((pos + 1) % p); return;
+  case Pattern::Next: send(pos + 1 == p ? 0 : pos + 1); return; // (pos + 1) % p: one per message, no division
   case Pattern::Partner: send(pos ^ int(st.mask)); return;
   case Pattern::All:
     for (int k = 1; k < p; ++k)

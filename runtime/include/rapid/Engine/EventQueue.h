@@ -1,83 +1,99 @@
 //===- EventQueue.h - Deterministic discrete-event queue -------*- C++ -*-===//
 //
-// A heap keyed on (time, sequence number). The sequence number breaks
-// ties in insertion order, so equal-time events always run in the same order
-// and a simulation is reproducible to the byte. Events are small PODs (a kind
-// and two payload words) dispatched by a switch: no per-event allocation and
-// no std::function in the hot loop.
+// Events run in (time, insertion) order, so equal-time events always run in
+// the same order and a simulation is reproducible to the byte. Events are
+// small PODs (a kind and two payload words) dispatched by a switch: no
+// per-event allocation and no std::function in the hot loop.
+//
+// Symmetric ranks make events cluster on few distinct times (a ring step's
+// 1,024 messages arrive together), so the queue keeps one FIFO bucket per
+// distinct time and a heap of the times alone: an event costs an append and
+// a read, and only a new time pays a heap operation and a hash insert.
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "llvm/ADT/DenseMap.h"
+
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace rapid::engine {
 
 struct Event {
-  int64_t time = 0; ///< ns
-  uint64_t seq = 0;
+  int64_t time = 0; ///< ps
   uint32_t kind = 0;
   uint32_t a = 0, b = 0;
 };
 
-/// A 4-ary min-heap: half the depth of a binary heap, and the four children
-/// of a node share a cache line or two, which makes pop (the hot operation)
-/// cheaper at the sizes simulations reach (thousands of pending events).
 class EventQueue {
 public:
   void push(int64_t time, uint32_t kind, uint32_t a, uint32_t b) {
-    heap_.push_back(Event{time, nextSeq_++, kind, a, b});
-    siftUp(heap_.size() - 1);
+    ++pushed_;
+    ++size_;
+    bucketAt(time).events.push_back(Payload{kind, a, b});
   }
+  /// The earliest event, the first pushed among equal times. Not empty().
   Event pop() {
-    Event top = heap_.front();
-    Event last = heap_.back();
-    heap_.pop_back();
-    if (!heap_.empty())
-      siftDown(last);
-    return top;
+    int64_t t = times_.front();
+    uint32_t idx = t == lastTime_ ? lastBucket_ : index_.find(t)->second;
+    Bucket &bk = buckets_[idx];
+    Payload p = bk.events[bk.head++];
+    --size_;
+    if (bk.head == bk.events.size()) { // drained: recycle it
+      bk.events.clear();
+      bk.head = 0;
+      free_.push_back(idx);
+      index_.erase(t);
+      std::pop_heap(times_.begin(), times_.end(), std::greater<>());
+      times_.pop_back();
+      if (t == lastTime_) lastTime_ = kNoTime;
+    }
+    return Event{t, p.kind, p.a, p.b};
   }
-  bool empty() const { return heap_.empty(); }
-  size_t size() const { return heap_.size(); }
-  uint64_t pushed() const { return nextSeq_; }
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  uint64_t pushed() const { return pushed_; }
 
 private:
-  static bool before(const Event &x, const Event &y) {
-    return x.time != y.time ? x.time < y.time : x.seq < y.seq;
-  }
-  void siftUp(size_t i) {
-    Event e = heap_[i];
-    while (i > 0) {
-      size_t parent = (i - 1) / 4;
-      if (!before(e, heap_[parent]))
-        break;
-      heap_[i] = heap_[parent];
-      i = parent;
+  struct Payload {
+    uint32_t kind, a, b;
+  };
+  struct Bucket {
+    std::vector<Payload> events;
+    size_t head = 0; ///< events before it have been popped
+  };
+  /// Times lie in [0, 2^62] (SimTime.h): clear of this and of DenseMap's two reserved keys (the largest).
+  static constexpr int64_t kNoTime = INT64_MIN;
+
+  Bucket &bucketAt(int64_t time) {
+    if (time == lastTime_) return buckets_[lastBucket_];
+    auto [it, added] = index_.try_emplace(time, 0);
+    if (added) {
+      if (free_.empty()) {
+        it->second = uint32_t(buckets_.size());
+        buckets_.emplace_back();
+      } else {
+        it->second = free_.back();
+        free_.pop_back();
+      }
+      times_.push_back(time);
+      std::push_heap(times_.begin(), times_.end(), std::greater<>());
     }
-    heap_[i] = e;
-  }
-  /// Places `e` (the old last element) starting from the root.
-  void siftDown(const Event &e) {
-    size_t i = 0, n = heap_.size();
-    for (;;) {
-      size_t first = 4 * i + 1;
-      if (first >= n)
-        break;
-      size_t best = first;
-      for (size_t c = first + 1; c < std::min(first + 4, n); ++c)
-        if (before(heap_[c], heap_[best]))
-          best = c;
-      if (!before(heap_[best], e))
-        break;
-      heap_[i] = heap_[best];
-      i = best;
-    }
-    heap_[i] = e;
+    lastTime_ = time;
+    lastBucket_ = it->second;
+    return buckets_[it->second];
   }
 
-  std::vector<Event> heap_;
-  uint64_t nextSeq_ = 0;
+  std::vector<int64_t> times_;               ///< min-heap of the distinct pending times
+  llvm::DenseMap<int64_t, uint32_t> index_;  ///< time -> its bucket
+  std::vector<Bucket> buckets_;
+  std::vector<uint32_t> free_;               ///< drained buckets, their capacity kept
+  int64_t lastTime_ = kNoTime;               ///< the last bucket pushed to or popped from
+  uint32_t lastBucket_ = 0;
+  size_t size_ = 0;
+  uint64_t pushed_ = 0;
 };
 
 } // namespace rapid::engine

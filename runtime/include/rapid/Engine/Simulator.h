@@ -129,6 +129,11 @@ private:
     kTail,   ///< all in; the endpoint takes and reduces them (tail delay running)
   };
 
+  struct Place {
+    uint32_t rank;
+    int local, pos;
+  };
+
   struct Instance {
     trace::CollKind kind = trace::CollKind::AllReduce;
     int64_t commSize = 0;
@@ -152,6 +157,7 @@ private:
     std::vector<uint16_t> window;
     std::unordered_map<uint64_t, uint16_t> further;
     std::vector<uint32_t> chunksLeft;          ///< per member
+    std::vector<Place> places;                 ///< per phase and member: placeOf, asked on every message
     /// With active-chunks-per-dimension, per member and network dimension:
     /// chunks working there, and the first and last of those waiting (a
     /// FIFO linked through waitNext, per member and chunk).
@@ -207,14 +213,14 @@ private:
   void runChunk(uint32_t inst, uint32_t member, uint32_t chunk);
   void finishChunk(uint32_t inst, uint32_t member);
   void sendStep(uint32_t inst, uint32_t member, uint32_t chunk, uint32_t step);
-  void deliverCollective(const Message &m);
+  void deliverCollective(uint32_t inst, uint32_t member, uint32_t slot);
   uint32_t rankOf(const Instance &inst, uint32_t member) const;
   /// A member's index within its dimension (local) and along the phase (pos).
-  struct Place {
-    uint32_t rank;
-    int local, pos;
-  };
-  Place placeOf(const Instance &inst, const coll::Phase &ph, uint32_t member) const;
+  /// Where a member sits in a phase of its collective (Instance::places).
+  const Place &placeOf(const Instance &inst, uint32_t phase, uint32_t member) const {
+    return inst.places[size_t(phase) * inst.node.size() + member];
+  }
+  Place computePlace(const Instance &inst, const coll::Phase &ph, uint32_t member) const;
   uint32_t expectedAt(const Instance &inst, uint32_t member, uint32_t chunk, uint32_t step) const;
   void memberDone(uint32_t inst, uint32_t member);
 
@@ -232,7 +238,7 @@ private:
   std::string diagnoseQueues() const;
 
   // Simulator.cpp
-  void inject(uint32_t src, uint32_t dst, Message m, uint32_t srcNode);
+  void inject(uint32_t src, uint32_t dst, const Message &msg, uint32_t srcNode);
   void forward(uint32_t msg);
   void onArrive(uint32_t msg);
   void issueSend(uint32_t r, uint32_t idx);

@@ -77,11 +77,21 @@ public:
   int64_t sendAlphaBeta(int64_t now, Route r, double bytes);
 
 private:
+  /// serializationPs and packetPs of link l, remembered per link: a
+  /// collective's messages repeat one size over the same links, and the
+  /// division is a hot spot at thousands of ranks.
+  std::pair<int64_t, int64_t> serialize(uint32_t l, double bytes);
+  struct SerMemo {
+    double bytes = -1, bytesPerNs = 0; ///< the key: faults may derate a link's rate
+    int64_t ser = 0, packet = 0;
+  };
+
   Topology &topo_;
   NetMode mode_;
   Switching switching_;
   Router router_;
   std::vector<LinkStats> stats_;
+  std::vector<SerMemo> memo_;
   bool recordSpans_ = false;
   std::vector<LinkSpan> spans_;
 };

@@ -12,6 +12,7 @@
 
 #include "rapid/Network/Topology.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
 
 namespace rapid::net {
@@ -38,7 +39,8 @@ private:
 
   const Topology &topo;
   std::vector<uint32_t> flat_;
-  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> cache_; ///< (offset, length)
+  /// (offset, length) per (src, dst): open addressing, as every message asks.
+  llvm::DenseMap<uint64_t, std::pair<uint32_t, uint32_t>> cache_;
   std::vector<uint32_t> scratchNodes_, scratchLinks_;
 };
 

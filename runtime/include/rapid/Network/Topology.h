@@ -80,7 +80,7 @@ public:
   int numDims() const { return int(spec_.dims.size()); }
   int dimSize(int d) const { return sizes_[d]; }
   int stride(int d) const { return strides_[d]; }
-  int coord(int rank, int d) const { return rank / strides_[d] % dimSize(d); }
+  int coord(int rank, int d) const { return coords_[size_t(rank) * sizes_.size() + size_t(d)]; }
   /// The rank with coordinate `c` in dimension d and `rank`'s other coordinates.
   int withCoord(int rank, int d, int c) const { return rank + (c - coord(rank, d)) * strides_[d]; }
   /// Which line of dimension d `rank` lies on (its other coordinates, packed).
@@ -104,6 +104,7 @@ private:
   NetworkSpec spec_;
   int numRanks_ = 1, numNodes_ = 0;
   std::vector<int> strides_, sizes_;
+  std::vector<int> coords_; ///< per rank and dimension: collectives ask on every message, and division is slow
   std::vector<uint32_t> switchBase_, switchesPerLine_;
   std::vector<Link> links_;
   std::unordered_map<uint64_t, uint32_t> linkIndex_;
