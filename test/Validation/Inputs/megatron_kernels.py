@@ -1,9 +1,13 @@
-"""Megatron-LM's fused softmax and LayerNorm kernels on A100s, from the Kineto
-traces of test/data/traces/kineto/megatron_tp8_a100 (a real TP8 run), as a
-calibration CSV: per kernel, the median duration over every call on every
-rank, and its element count from the operator's input shape.
+"""Kernels of a real Megatron-LM TP8 run on A100s, from the Kineto traces of
+test/data/traces/kineto/megatron_tp8_a100, as a calibration CSV.
 
-megatron_kernels.py DIR > kernels.csv"""
+megatron_kernels.py DIR            the fused causal softmax and apex LayerNorm:
+                                   median over every call on every rank, the
+                                   element count from the operator's input
+megatron_kernels.py DIR --gemms    the layer's GEMMs (aten::mm, bmm, baddbmm):
+                                   median per shape over rank 0's calls, the
+                                   shape from the operator that launched it"""
+import bisect
 import glob
 import gzip
 import json
@@ -12,23 +16,77 @@ import statistics
 import sys
 
 # (op of the calibration CSV, operator name, kernel name prefix)
-KERNELS = [("softmax", "ScaledUpperTriangMaskedSoftmax", "void (anonymous namespace)::scaled_upper_triang_masked_softmax_warp_forward"),
-           ("layernorm", "FusedLayerNormAffineFunction", "void cuApplyLayerNorm")]
+REDUCTIONS = [("softmax", "ScaledUpperTriangMaskedSoftmax",
+               "void (anonymous namespace)::scaled_upper_triang_masked_softmax_warp_forward"),
+              ("layernorm", "FusedLayerNormAffineFunction", "void cuApplyLayerNorm")]
 
-durations = {op: [] for op, _, _ in KERNELS}
-elements = {}
-for path in sorted(glob.glob(sys.argv[1] + "/*.json.gz")):
-    for e in json.load(gzip.open(path))["traceEvents"]:
-        name, cat = e.get("name", ""), e.get("cat", "").lower()
-        for op, operator, kernel in KERNELS:
-            if cat == "kernel" and name.startswith(kernel):
-                durations[op].append(e["dur"])
-            elif cat == "cpu_op" and name == operator:
-                elements[op] = math.prod(e["args"]["Input Dims"][0])
-print("# Megatron-LM TP8 on A100-SXM4-80GB, Kineto traces (test/data/traces/kineto/README.md);")
-print("# median kernel time over every call on every rank (test/Validation/Inputs/megatron_kernels.py)")
-print("kind,dtype,latency_ms,op,elements,pass")
-for op, _, _ in KERNELS:
-    d = durations[op]
-    print(f"pointwise,fp16,{statistics.median(d) / 1000:.4f},{op},{elements[op]},fwd")
-    print(f"# {op}: {len(d)} calls, {min(d)}-{max(d)} us", file=sys.stderr)
+
+def events(path):
+    return [e for e in json.load(gzip.open(path))["traceEvents"] if e.get("ph") == "X"]
+
+
+def reductions(paths):
+    durations = {op: [] for op, _, _ in REDUCTIONS}
+    elements = {}
+    for path in paths:
+        for e in events(path):
+            name, cat = e.get("name", ""), e.get("cat", "").lower()
+            for op, operator, kernel in REDUCTIONS:
+                if cat == "kernel" and name.startswith(kernel):
+                    durations[op].append(e["dur"])
+                elif cat == "cpu_op" and name == operator:
+                    elements[op] = math.prod(e["args"]["Input Dims"][0])
+    print("kind,dtype,latency_ms,op,elements,pass")
+    for op, _, _ in REDUCTIONS:
+        print(f"pointwise,fp16,{statistics.median(durations[op]) / 1000:.4f},{op},{elements[op]},fwd")
+
+
+def gemm_shape(op):
+    """(batch, m, k, n) of a matrix-multiply operator, or None."""
+    dims = op["args"].get("Input Dims", [])
+    if op["name"] == "aten::mm":
+        (m, k), (_, n) = dims[0], dims[1]
+        return 1, m, k, n
+    if op["name"] == "aten::bmm":
+        (b, m, k), (_, _, n) = dims[0], dims[1]
+        return b, m, k, n
+    if op["name"] == "aten::baddbmm":
+        (b, m, k), (_, _, n) = dims[1], dims[2]
+        return b, m, k, n
+    return None
+
+
+def gemms(path):
+    evs = events(path)
+    ops = {}
+    for e in evs:
+        if e.get("cat", "").lower() == "cpu_op":
+            ops.setdefault(e["tid"], []).append(e)
+    for tid in ops:
+        ops[tid].sort(key=lambda e: e["ts"])
+    starts = {tid: [e["ts"] for e in v] for tid, v in ops.items()}
+    launch = {e["args"]["correlation"]: e for e in evs
+              if e.get("cat", "").lower() == "cuda_runtime" and "correlation" in e.get("args", {})}
+    times = {}
+    for k in evs:
+        if k.get("cat", "").lower() != "kernel" or k["args"].get("correlation") not in launch:
+            continue
+        r = launch[k["args"]["correlation"]]
+        v = ops.get(r["tid"], [])
+        # The innermost operator around the launch: the latest to start that is still open.
+        for i in range(bisect.bisect_right(starts.get(r["tid"], []), r["ts"]) - 1, -1, -1):
+            if v[i]["ts"] + v[i]["dur"] >= r["ts"] + r["dur"]:
+                if (shape := gemm_shape(v[i])) is not None:
+                    times.setdefault(shape, []).append(k["dur"])
+                break
+    print("kind,m,k,n,batch,dtype,latency_ms")
+    for (b, m, k, n), d in sorted(times.items()):
+        print(f"gemm,{m},{k},{n},{b},fp16,{statistics.median(d) / 1000:.4f}")
+
+
+paths = sorted(glob.glob(sys.argv[1] + "/*.json.gz"))
+print("# Megatron-LM TP8 on A100-SXM4-80GB, Kineto traces (test/data/traces/kineto/README.md)")
+if "--gemms" in sys.argv:
+    gemms(paths[0])
+else:
+    reductions(paths)
