@@ -305,6 +305,7 @@ Software fitReductions(const GpuSpec &g, Software sw, const std::vector<Measurem
   double bestCost = INFINITY;
   for (int step = 40; step <= 300; ++step) {
     Software trial = sw;
+    trial.norm.hbm = trial.softmax.hbm = step * 0.005; // one field: a group without rows follows the other
     double total = 0;
     for (int i = 0; i < 2; ++i) {
       if (group[i].empty()) continue;
