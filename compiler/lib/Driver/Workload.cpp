@@ -27,6 +27,11 @@ llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const Experi
     const ir::Graph &g = prog.stages[layout.coord(r, ir::Group::PP)];
     trace::GraphBuilder builder(fmt::format("{}.{}", point.experiment, r), int(r));
     auto own = blockTimes ? blockTimes->find(r) : RankBlockTimes::const_iterator{};
+    if (runs[r]) {
+      size_t deps = 0;
+      for (const ir::Op &op : g.ops) deps += op.deps.size();
+      builder.reserve(g.ops.size(), deps);
+    }
     for (size_t i = 0; runs[r] && i < g.ops.size(); ++i) {
       trace::TraceNode n = emit::traceNode(g.ops[i], i, r, layout, groups);
       if (blockTimes && own != blockTimes->end() && g.ops[i].kind == ir::OpKind::Block)

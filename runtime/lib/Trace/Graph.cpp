@@ -111,6 +111,11 @@ llvm::Error GraphBuilder::add(const ChakraProtoMsg::Node &pn) {
   return llvm::Error::success();
 }
 
+void GraphBuilder::reserve(size_t nodes, size_t deps) {
+  g.nodes.reserve(nodes);
+  depIds.reserve(deps);
+}
+
 void GraphBuilder::add(TraceNode n, std::string_view name, const std::vector<uint32_t> &deps) {
   n.nameBegin = uint32_t(g.names.size());
   n.nameLen = uint32_t(name.size());

@@ -78,6 +78,10 @@ public:
   /// Adds a node decoded already (rapidc's in-process run builds them
   /// straight from its IR); `node`'s name and dependency fields are set here.
   void add(TraceNode node, std::string_view name, const std::vector<uint32_t> &deps);
+  /// Room for `nodes` nodes and `deps` dependencies, when the caller knows
+  /// them: at thousands of ranks, growth by doubling left up to half of each
+  /// rank's node array empty.
+  void reserve(size_t nodes, size_t deps);
   llvm::Expected<RankGraph> finish();
 
 private:
