@@ -147,6 +147,41 @@ TEST(Serve, ASwappedRequestGetsItsCacheBackInsteadOfRecomputingIt) {
   EXPECT_TRUE(recomputed);
 }
 
+// Block size 16, a 40-token shared prefix: 32 tokens in full blocks. The
+// first request computes its 100-token prompt; the second, sent after the
+// first step, prefills only 68 tokens attending over the 32 cached, and
+// holds two blocks fewer of its own.
+TEST(Serve, APrefixCachedByTheFirstRequestIsSkippedByTheNext) {
+  Recorder rec;
+  Engine e = engine(ServeScheduler::Chunked);
+  e.sharedPrefix = 40;
+  Result r = run({{0, 0, 100, 3}, {1, 0.015, 100, 3}}, e, rec);
+  ASSERT_GE(rec.shapes.size(), 3u);
+  EXPECT_EQ(rec.shapes[0].tokens, 100);
+  ASSERT_EQ(rec.shapes[2].prefill.size(), 1u); // the second step is the first's decode alone
+  EXPECT_EQ(rec.shapes[2].prefill[0].q, 68);
+  EXPECT_EQ(rec.shapes[2].prefill[0].context, 32);
+  EXPECT_DOUBLE_EQ(r.prefixHitRate, 32.0 / 200.0);
+  e.prefixCaching = false; // the same requests compute every prompt token
+  Recorder off;
+  Result r2 = run({{0, 0, 100, 3}, {1, 0.015, 100, 3}}, e, off);
+  EXPECT_EQ(off.shapes[2].prefill[0].q, 100);
+  EXPECT_DOUBLE_EQ(r2.prefixHitRate, 0);
+}
+
+// A prompt cached whole still computes its last token: 32 tokens, 2 blocks,
+// the hit is one block.
+TEST(Serve, AWhollyCachedPromptStillComputesItsLastBlock) {
+  Recorder rec;
+  Engine e = engine(ServeScheduler::Chunked);
+  e.sharedPrefix = 32;
+  run({{0, 0, 32, 2}, {1, 0.015, 32, 2}}, e, rec);
+  ASSERT_GE(rec.shapes.size(), 3u);
+  ASSERT_EQ(rec.shapes[2].prefill.size(), 1u);
+  EXPECT_EQ(rec.shapes[2].prefill[0].q, 16);
+  EXPECT_EQ(rec.shapes[2].prefill[0].context, 16);
+}
+
 TEST(Serve, ARequestLargerThanTheCacheIsAnError) {
   Recorder rec;
   llvm::Expected<Result> r = simulate({{7, 0, 100, 100}}, engine(ServeScheduler::Chunked, 4), rec.cost());

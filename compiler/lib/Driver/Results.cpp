@@ -77,6 +77,7 @@ PointResult makeResult(const ExperimentPoint &p, const RunResult *run) {
     out.kvBlocks = run->kvBlocks;
     out.duration = s.duration, out.requestsPerSecond = s.requestsPerSecond;
     out.outputTokensPerSecond = s.outputTokensPerSecond, out.kvPeak = s.kvPeak, out.kvMean = s.kvMean;
+    out.prefixHitRate = s.prefixHitRate;
     out.ttft = s.ttft, out.tpot = s.tpot, out.itl = s.itl, out.e2e = s.e2e;
     out.sloAttainment = s.sloAttainment, out.goodput = s.goodput;
     out.sloMissed = sloMissed(*p.serving, s.sloAttainment);
@@ -177,6 +178,7 @@ std::string resultJson(const PointResult &r, llvm::StringRef fingerprint) {
         j.attribute("kv_blocks", s->kvBlocks);
         writeNumber(j, "kv_peak", s->kvPeak);
         writeNumber(j, "kv_mean", s->kvMean);
+        writeNumber(j, "prefix_hit_rate", s->prefixHitRate);
         writeNumber(j, "slo_attainment", s->sloAttainment);
         writeNumber(j, "goodput_requests_per_s", s->goodput);
         j.attribute("slo_missed", s->sloMissed);
@@ -284,7 +286,8 @@ static bool fromJSON(const llvm::json::Value &v, PointResult::Serving &s, llvm::
          o.map("ttft_s", s.ttft) && o.map("tpot_s", s.tpot) && o.map("itl_s", s.itl) && o.map("e2e_s", s.e2e) &&
          o.map("steps", s.steps) && o.map("preemptions", s.preemptions) && o.map("kv_blocks", s.kvBlocks) &&
          o.map("kv_peak", s.kvPeak) && o.map("kv_mean", s.kvMean) && o.map("slo_attainment", s.sloAttainment) &&
-         o.map("goodput_requests_per_s", s.goodput) && o.map("slo_missed", s.sloMissed);
+         o.map("goodput_requests_per_s", s.goodput) && o.map("slo_missed", s.sloMissed) &&
+         o.mapOptional("prefix_hit_rate", s.prefixHitRate);
 }
 
 static bool fromJSON(const llvm::json::Value &v, PointResult &r, llvm::json::Path p) {

@@ -184,6 +184,8 @@ llvm::Expected<RunResult> runServing(const ExperimentPoint &point) {
   e.preemption = s.preemption;
   e.swapBlocks = int64_t(s.swapSpace.value() / kv.blockBytes);
   e.concurrency = s.concurrency;
+  e.sharedPrefix = s.sharedPrefix;
+  e.prefixCaching = s.prefixCaching;
   e.requestOverhead = point.stack.requestOverhead.value();
   e.sharedFrontend = point.stack.frontend == Frontend::Shared;
   e.sloTtft = s.sloTtft.value();

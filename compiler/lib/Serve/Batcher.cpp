@@ -7,7 +7,10 @@
 // the budget's rest to prompt chunks. When a decode finds no free block,
 // the latest-admitted request not in the step is preempted: its blocks go
 // to host memory (swap, while there is room) or are dropped (recompute), and
-// it returns to the head of the queue.
+// it returns to the head of the queue. With a shared prefix and prefix
+// caching, the first request to compute the prefix leaves its full blocks to
+// the replica for good, and requests admitted afterwards start from them
+// (vLLM's automatic prefix caching; docs/serving.md).
 //===----------------------------------------------------------------------===//
 #include "Batcher.h"
 
@@ -18,7 +21,7 @@ namespace rapid::serve {
 /// Grows request `i`'s blocks to hold `tokens`; false when they are not free.
 bool Batcher::grow(Replica &rep, int64_t i, int64_t tokens) {
   Live &l = live[size_t(i)];
-  int64_t need = std::max<int64_t>(0, blocksFor(tokens) - l.blocks);
+  int64_t need = std::max<int64_t>(0, blocksFor(tokens) - l.sharedBlocks - l.blocks);
   if (need > freeBlocks(rep)) return false;
   l.blocks += need;
   rep.usedBlocks += need;
@@ -28,6 +31,35 @@ bool Batcher::grow(Replica &rep, int64_t i, int64_t tokens) {
 void Batcher::release(Replica &rep, int64_t i) {
   rep.usedBlocks -= live[size_t(i)].blocks;
   live[size_t(i)].blocks = 0;
+}
+
+int64_t Batcher::cacheable(int64_t i) const {
+  if (!e.prefixCaching) return 0;
+  return std::min(e.sharedPrefix, reqs[size_t(i)].prompt) / e.blockSize * e.blockSize;
+}
+
+void Batcher::cachePrefix(Replica &rep, int64_t i) {
+  Live &l = live[size_t(i)];
+  int64_t tokens = cacheable(i);
+  if (rep.prefixTokens > 0 || l.sharedBlocks > 0 || tokens == 0 || l.computed < tokens) return;
+  l.sharedBlocks = tokens / e.blockSize; // its blocks, now the replica's: usedBlocks is unchanged
+  l.blocks -= l.sharedBlocks;
+  rep.prefixTokens = tokens;
+}
+
+/// A request starting from scratch takes what the replica's cache holds of
+/// its prefix; at least its last prompt token is computed (the engine needs
+/// its logits), as vLLM does on a whole-prompt hit.
+void Batcher::admitFromCache(Replica &rep, int64_t i) {
+  Live &l = live[size_t(i)];
+  if (l.computed > 0) return; // swapped in: its cache came back
+  admittedPrompt += reqs[size_t(i)].prompt;
+  int64_t hit = std::min(rep.prefixTokens, cacheable(i));
+  hit = std::min(hit, (reqs[size_t(i)].prompt - 1) / e.blockSize * e.blockSize);
+  if (hit <= 0) return;
+  l.computed = hit;
+  l.sharedBlocks = hit / e.blockSize;
+  hitTokens += hit;
 }
 
 void Batcher::schedule(Replica &rep, int64_t i, int64_t n) {
@@ -60,6 +92,7 @@ void Batcher::preempt(Replica &rep, size_t k) {
     swapNow += l.blocks;
   } else {
     l.computed = 0;
+    l.sharedBlocks = 0; // readmitted from the cache again
   }
   release(rep, v);
   live[size_t(v)].running = false;
@@ -107,7 +140,9 @@ void Batcher::prefill(Replica &rep, int64_t &budget, bool whole) {
   bool batch = e.scheduler == ServeScheduler::Static; // the whole batch at once, budget or not
   while (!preemptedNow && !rep.waiting.empty() && (batch || budget > 0) &&
          int64_t(rep.running.size()) < e.maxBatch) {
-    int64_t i = rep.waiting.front(), n = need(i);
+    int64_t i = rep.waiting.front();
+    admitFromCache(rep, i);
+    int64_t n = need(i);
     // A prompt longer than the budget runs alone (whole) or in chunks.
     if (whole && !batch && n > budget && !rep.step.empty()) return;
     if (!whole) n = std::min(n, budget);

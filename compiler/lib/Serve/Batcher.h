@@ -19,7 +19,9 @@ namespace rapid::serve {
 /// A request inside the engine. Its context is its prompt and the tokens it
 /// generated; `computed` of them are in the KV cache.
 struct Live {
-  int64_t context = 0, computed = 0, generated = 0, blocks = 0;
+  int64_t context = 0, computed = 0, generated = 0;
+  int64_t blocks = 0;       ///< KV blocks of its own
+  int64_t sharedBlocks = 0; ///< its first blocks, the replica's cached prefix (not its own)
   double lastToken = 0;
   bool reserved = false; ///< static batching holds its whole length from admission
   bool running = false;
@@ -47,6 +49,7 @@ struct Replica {
   std::vector<Flight> flights;
   double stageFree = 0;
   int64_t usedBlocks = 0, hostBlocks = 0;
+  int64_t prefixTokens = 0; ///< the shared prefix's tokens in its cached blocks (kept in usedBlocks for good)
   double blockSeconds = 0, since = 0; ///< blocks in use x time until `since`, for the mean occupancy
 };
 
@@ -60,6 +63,10 @@ public:
   StepShape build(Replica &rep, int64_t id);
   /// Frees request `i`'s blocks (it finished).
   void release(Replica &rep, int64_t i);
+  /// Once request `i` has computed its shared prefix and the replica caches
+  /// none yet, its full prefix blocks become the replica's cache.
+  void cachePrefix(Replica &rep, int64_t i);
+  double prefixHitRate() const { return admittedPrompt ? double(hitTokens) / double(admittedPrompt) : 0; }
   int64_t blocksFor(int64_t tokens) const { return (tokens + e.blockSize - 1) / e.blockSize; }
   int64_t preemptions() const { return preempted; }
 
@@ -72,6 +79,9 @@ private:
   bool preemptFor(Replica &rep, int64_t self);
   void preempt(Replica &rep, size_t k);
   int64_t need(int64_t i) const { return live[size_t(i)].context - live[size_t(i)].computed; }
+  /// Tokens of request i's prompt in full blocks of the shared prefix: what a cache can hold of it.
+  int64_t cacheable(int64_t i) const;
+  void admitFromCache(Replica &rep, int64_t i);
   void decodeRunning(Replica &rep, int64_t &budget);
   void prefill(Replica &rep, int64_t &budget, bool whole);
 
@@ -81,6 +91,7 @@ private:
   int64_t stepId = -1, preempted = 0;
   bool preemptedNow = false;
   int64_t swapNow = 0; ///< blocks the step being built moves to or from host memory
+  int64_t hitTokens = 0, admittedPrompt = 0; ///< for prefixHitRate
 };
 
 } // namespace rapid::serve

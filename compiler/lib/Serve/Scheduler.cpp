@@ -159,6 +159,7 @@ private:
       RequestRecord &rec = out.requests[size_t(i)];
       l.inFlight = false;
       l.computed += n;
+      batcher.cachePrefix(rep, i);
       if (l.computed < l.context) continue;
       ++l.generated;
       ++l.context;
@@ -179,6 +180,7 @@ private:
     std::vector<double> ttft, tpot, e2e;
     int64_t outputTokens = 0, withinSlo = 0;
     out.preemptions = batcher.preemptions();
+    out.prefixHitRate = batcher.prefixHitRate();
     for (size_t i = 0; i < out.requests.size(); ++i) out.requests[i].preemptions = live[i].preemptions;
     for (const RequestRecord &r : out.requests) {
       ttft.push_back(r.ttft());

@@ -62,6 +62,8 @@ struct Engine {
   ServePreemption preemption = ServePreemption::Recompute;
   int64_t swapBlocks = 0;      ///< host memory for swapped blocks, per replica
   int64_t concurrency = 0;     ///< 0: open loop
+  int64_t sharedPrefix = 0;    ///< tokens every prompt begins with
+  bool prefixCaching = true;   ///< the shared prefix's full blocks are kept and reused
   double requestOverhead = 0;  ///< seconds a request spends in the front end before the scheduler sees it
   /// The front end shares the engine's process (vLLM before 0.6): it takes
   /// requests one at a time, and no step starts while it works.
@@ -106,6 +108,9 @@ struct Result {
   /// run (DistServe's goodput). 1 and the throughput when no target is set.
   double sloAttainment = 1, goodput = 0;
   double kvPeak = 0, kvMean = 0; ///< shares of a replica's blocks: the largest, and the time average over replicas
+  /// Prompt tokens taken from the prefix cache over prompt tokens admitted
+  /// (re-admissions after a recompute included), as vLLM reports its hit rate.
+  double prefixHitRate = 0;
   std::vector<Occupancy> occupancy;
 };
 
