@@ -58,6 +58,7 @@ void printResultRow(const PointResult &r, llvm::raw_ostream &os) {
                       "KV cache peak {:.0f} %, mean {:.0f} % of {} blocks\n",
                       s->requests, seconds(s->duration), s->requestsPerSecond, s->goodput, 100 * s->sloAttainment,
                       s->preemptions, 100 * s->kvPeak, 100 * s->kvMean, s->kvBlocks);
+    if (s->prefixHitRate > 0) os << fmt::format("      prefix cache: {:.0f} % of prompt tokens hit\n", 100 * s->prefixHitRate);
     os << "      TTFT " << tail(s->ttft) << "\n      ITL  " << tail(s->itl) << "\n      TPOT " << tail(s->tpot)
        << "\n      E2E  " << tail(s->e2e) << "\n";
   }
