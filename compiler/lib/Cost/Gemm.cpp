@@ -111,15 +111,22 @@ Seconds perStepTime(const Candidate &c, int64_t active) {
 /// and drain. The prologue loads stages-1 slices (the first arrives one
 /// latency after the CTA starts), and the C tiles leave through the SM's L2
 /// port after the last step and drain one latency later.
-Seconds roundFixedTime(const Candidate &c, int64_t active) {
-  Seconds lat = c.g.hbmLatency;
+/// The pipeline fill of a round: stages-1 slices, the first one latency away.
+Seconds fillTime(const Candidate &c, int64_t active) {
   int64_t fillSlices = std::min(c.occ.stages - 1, kSteps(c.s, c.tile));
-  Seconds fill = sliceTime(c) * double(fillSlices * active);
+  return sliceTime(c) * double(fillSlices * active) + c.g.hbmLatency;
+}
+
+/// The drain of a round: its C tiles out through the L2 port, one latency.
+Seconds drainTime(const Candidate &c, int64_t active) {
+  Seconds lat = c.g.hbmLatency;
   Seconds epilogue = Bytes(double(c.tile.m * c.tile.n) * c.p.d * double(active)) / c.p.port;
   if (c.tile.splits > 1) // each CTA writes its FP32 partial; the last of a tile waits, reads the others' and adds
     epilogue = Bytes(partialBytes(c.tile) * double(active + c.tile.splits - 1)) / c.p.port + lat;
-  return fill + epilogue + lat * 2.0;
+  return epilogue + lat;
 }
+
+Seconds roundFixedTime(const Candidate &c, int64_t active) { return fillTime(c, active) + drainTime(c, active); }
 
 /// Time of one round of `active` co-resident CTAs on one SM.
 Seconds roundTime(const Candidate &c, int64_t active) {
@@ -145,14 +152,17 @@ double busiestCtas(const GpuSpec &g, bool streamK, const WaveSchedule &w, int64_
 Seconds smTimeline(const Candidate &c) {
   if (!c.streamK)
     return roundTime(c, c.occ.ctasPerSm) * double(c.sched.rounds - 1) + roundTime(c, c.sched.lastRoundCtas);
-  // The k-steps scale with the share of full-occupancy rounds; a round's
-  // fixed part (fill, epilogue, latencies) is paid once however short the share.
+  // The k-steps scale with the share of full-occupancy rounds. The kernel's
+  // producer warps load the next tile's slices while the consumers finish
+  // and store the current one (TMA warp specialisation), so only the first
+  // round fills the pipeline; every round still drains its C tiles, as the
+  // cooperative kernels' consumers do the epilogue together.
   int64_t active = c.occ.ctasPerSm;
   double rounds = busiestCtas(c.g, true, c.sched, c.tiles) / double(active);
   bool cut = c.tiles % (c.g.smCount * active) != 0;
   Seconds fixup = cut ? Bytes(2 * partialBytes(c.tile)) / c.p.port + c.g.hbmLatency : Seconds(0);
-  return perStepTime(c, active) * double(kSteps(c.s, c.tile)) * rounds + roundFixedTime(c, active) * std::ceil(rounds) +
-         fixup;
+  return perStepTime(c, active) * double(kSteps(c.s, c.tile)) * rounds + fillTime(c, active) +
+         drainTime(c, active) * std::ceil(rounds) + fixup;
 }
 
 /// Bytes read from HBM: each operand once, plus the panels a wave re-reads
