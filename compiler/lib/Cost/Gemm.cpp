@@ -107,10 +107,6 @@ Seconds perStepTime(const Candidate &c, int64_t active) {
   return lat + std::max({step, lsu, slice}) * double(active);
 }
 
-/// The part of a round of `active` CTAs no k-step overlaps: pipeline fill
-/// and drain. The prologue loads stages-1 slices (the first arrives one
-/// latency after the CTA starts), and the C tiles leave through the SM's L2
-/// port after the last step and drain one latency later.
 /// The pipeline fill of a round: stages-1 slices, the first one latency away.
 Seconds fillTime(const Candidate &c, int64_t active) {
   int64_t fillSlices = std::min(c.occ.stages - 1, kSteps(c.s, c.tile));
@@ -126,6 +122,10 @@ Seconds drainTime(const Candidate &c, int64_t active) {
   return epilogue + lat;
 }
 
+/// The part of a round of `active` CTAs no k-step overlaps: the prologue
+/// loads stages-1 slices (the first arrives one latency after the CTA
+/// starts), and the C tiles leave through the SM's L2 port after the last
+/// step and drain one latency later.
 Seconds roundFixedTime(const Candidate &c, int64_t active) { return fillTime(c, active) + drainTime(c, active); }
 
 /// Time of one round of `active` co-resident CTAs on one SM.

@@ -304,15 +304,18 @@ Software fitReductions(const GpuSpec &g, Software sw, const std::vector<Measurem
   Software best = sw;
   double bestCost = INFINITY;
   for (int step = 40; step <= 300; ++step) {
+    double hbm = step * 0.005;
     Software trial = sw;
-    trial.norm.hbm = trial.softmax.hbm = step * 0.005; // one field: a group without rows follows the other
+    trial.norm.hbm = trial.softmax.hbm = hbm; // one field: a group without rows follows the other
     double total = 0;
     for (int i = 0; i < 2; ++i) {
       if (group[i].empty()) continue;
-      RowReduction pick{step * 0.005, 0};
+      RowReduction pick{hbm, 0};
       double pickCost = INFINITY;
-      for (int q = 0; q <= 160; ++q)
-        if (double c = cost(i, {step * 0.005, q * 0.25}); c < pickCost) pickCost = c, pick = {step * 0.005, q * 0.25};
+      for (int q = 0; q <= 160; ++q) {
+        RowReduction r{hbm, q * 0.25};
+        if (double c = cost(i, r); c < pickCost) pickCost = c, pick = r;
+      }
       trial.*members[i] = pick;
       total += pickCost;
     }
