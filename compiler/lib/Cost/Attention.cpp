@@ -13,6 +13,9 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <functional>
+#include <queue>
+#include <vector>
 
 namespace rapid::cost {
 namespace {
@@ -31,19 +34,24 @@ constexpr double kMmaSyncShareOnWgmma = 2.0 / 3.0;
 /// Special-function results (exp2, rcp, ...) per clock and SM on compute
 /// capability 8.0-9.0 (CUDA C++ Programming Guide, throughput table).
 constexpr double kSfuPerClock = 16;
-/// Query rows per warp in the FlashAttention-2 forward split.
+/// Query rows per warp in the FlashAttention-2 backward split.
 constexpr int64_t kRowsPerWarp = 16;
+/// FlashAttention-2's forward runs 4 warps a CTA [FA2 §3.3], each thread
+/// with up to 255 registers: two CTAs share an SM's 64K registers.
+constexpr int64_t kFlash2FwdWarps = 4, kFlash2FwdCtasPerSm = 2;
 
 struct Blocks {
   int64_t q = 0, kv = 0;
+  int64_t ctasPerSm = 1; ///< CTAs resident on one SM at once
+  int64_t warps = 0;     ///< warps a CTA (each reads the K/V tiles from smem)
 };
 
-/// The largest blocks whose on-chip state fits one CTA per SM: the FP32
-/// accumulators in at most half the register file (the other half holds
-/// fragments and addresses), the operand tiles in shared memory. Forward
-/// keeps S and O in registers and Q, K, V in smem; backward keeps S, dP, dK
-/// and dV in registers and Q, dO, K, V and dS in smem.
-Blocks chooseBlocks(const GpuSpec &g, const AttentionShape &s, Pass pass) {
+/// The largest blocks whose on-chip state fits `ctas` CTAs per SM: the FP32
+/// accumulators in at most `regShare` of the register file (the rest holds
+/// fragments and addresses), the operand tiles in its share of shared
+/// memory. Forward keeps S and O in registers and Q, K, V in smem; backward
+/// keeps S, dP, dK and dV in registers and Q, dO, K, V and dS in smem.
+Blocks fitBlocks(const GpuSpec &g, const AttentionShape &s, Pass pass, int64_t ctas, double regShare) {
   double d = bytesOf(s.dtype), dh = double(s.headDim);
   bool fwd = pass == Pass::Forward;
   for (int64_t q : {128, 64, 32})
@@ -51,10 +59,26 @@ Blocks chooseBlocks(const GpuSpec &g, const AttentionShape &s, Pass pass) {
       double scores = double(q * kv);
       double regs = fwd ? (scores + double(q) * dh) * 4 : (2 * scores + 2 * double(kv) * dh) * 4;
       double smem = fwd ? double(q + 2 * kv) * dh * d : (double(2 * q + 2 * kv) * dh + scores) * d;
-      if (regs <= g.registersPerSm.value() / 2 && smem <= g.smemPerSm.value())
-        return {std::min(q, s.seq), std::min(kv, s.seq)};
+      if (regs <= g.registersPerSm.value() * regShare && smem * double(ctas) <= g.smemPerSm.value())
+        return {std::min(q, s.seq), std::min(kv, s.seq), ctas, std::max<int64_t>(1, q / kRowsPerWarp)};
     }
-  return {0, 0}; // no block fits: FlashAttention cannot run this head size
+  return {}; // no block fits: FlashAttention cannot run this head size
+}
+
+/// FlashAttention-2's forward keeps two 4-warp CTAs on an SM where their
+/// accumulators fit: each CTA's take three quarters of its half of the
+/// register file (Br = 128, Bc = 64 for dh = 128, the kernel's own choice on
+/// A100 and H100). Its backward (8 warps) and FlashAttention-3 (warpgroups)
+/// run one CTA per SM, accumulators in half the register file.
+Blocks chooseBlocks(const GpuSpec &g, const AttentionShape &s, Pass pass) {
+  if (s.kernel == AttentionKernel::Flash2 && pass == Pass::Forward) {
+    Blocks b = fitBlocks(g, s, pass, kFlash2FwdCtasPerSm, 0.75 / double(kFlash2FwdCtasPerSm));
+    if (b.q != 0) {
+      b.warps = kFlash2FwdWarps;
+      return b;
+    }
+  }
+  return fitBlocks(g, s, pass, 1, 0.5);
 }
 
 /// Key blocks that query block `r` visits.
@@ -80,8 +104,42 @@ FlashWork flashWork(const GpuSpec &g, const AttentionShape &s, Pass pass) {
   return w;
 }
 
-/// The SM timeline: blocks spread over SMs, but never shorter than the
-/// longest CTA (the diagonal row of a causal mask visits the most blocks).
+/// When the last CTA of a FlashAttention-2 grid finishes, in units of one
+/// block's time on a whole SM: CTAs are dispatched in grid order to the first
+/// free of `ctasPerSm` slots per SM, and co-resident CTAs share their SM's
+/// pipes. The forward's CTA is a query block (query block fastest, then
+/// batch and head), so under a causal mask each head's heaviest CTA comes
+/// last and the grid ends in a tail the mean misses; the backward's is a key
+/// block, whose causal work shrinks along the grid (heaviest first).
+double dispatchGrid(const GpuSpec &g, const AttentionShape &s, const Blocks &b, Pass pass) {
+  bool fwd = pass == Pass::Forward;
+  int64_t tq = ceilDiv(s.seq, b.q), tkv = ceilDiv(s.seq, b.kv);
+  int64_t perHead = fwd ? tq : tkv, inner = fwd ? tkv : tq, heads = s.batch * s.heads;
+  int64_t slots = g.smCount * b.ctasPerSm;
+  double share = double(b.ctasPerSm);
+  if (!s.causal) // equal CTAs: whole waves
+    return double(ceilDiv(perHead * heads, slots)) * double(inner) * share;
+  auto work = [&](int64_t i) { return fwd ? visited(s, b, i) : tq - i * b.kv / b.q; };
+  // Only the last waves shape the tail: the heads before the last `replay`
+  // (64 waves of CTAs, enough for the slots to fall out of step as they do
+  // in a long grid) are spread evenly, which keeps a long grid cheap.
+  int64_t replay = std::min(heads, ceilDiv(64 * slots, perHead));
+  double headWork = 0;
+  for (int64_t i = 0; i < perHead; ++i) headWork += double(work(i));
+  double start = double(heads - replay) * headWork * share / double(slots);
+  std::priority_queue<double, std::vector<double>, std::greater<>> free;
+  for (int64_t i = 0; i < slots; ++i) free.push(start);
+  double end = start;
+  for (int64_t h = 0; h < replay; ++h)
+    for (int64_t i = 0; i < perHead; ++i) {
+      double done = free.top() + double(work(i)) * share;
+      free.pop();
+      free.push(done);
+      end = std::max(end, done);
+    }
+  return end;
+}
+
 Seconds flashTimeline(const GpuSpec &g, const AttentionShape &s, const FlashWork &w, Pass pass) {
   double sms = double(g.smCount);
   double tensorPerSm = mathRate(g, s.dtype).value() / sms, vectorPerSm = mathRate(g, DType::FP32).value() / sms;
@@ -103,11 +161,20 @@ Seconds flashTimeline(const GpuSpec &g, const AttentionShape &s, const FlashWork
   double sfuPerSm = kSfuPerClock * g.clock.value() * g.calibrationCompute;
   Seconds softmax = std::max(Seconds(vector * scores / vectorPerSm), Seconds(scores / sfuPerSm));
   if (s.dropout) softmax = std::max(softmax, Seconds(kDropoutOpsPerElement * scores / intPerSm));
-  Seconds perBlock = matrix + softmax;
+  return (matrix + softmax) * (double(w.active * s.batch * s.heads) / sms);
+}
+
+/// How much longer than a perfectly balanced spread of the blocks over the
+/// SMs the grid takes: FlashAttention-2's grid dispatched CTA by CTA, or
+/// FlashAttention-3's persistent scheduler, which hands out whole waves of
+/// equal shares, never shorter than the longest CTA. It stretches every
+/// resource an SM owns (its pipes and shared memory), not L2 or HBM.
+double imbalance(const GpuSpec &g, const AttentionShape &s, const FlashWork &w, Pass pass) {
+  double sms = double(g.smCount), blocksAll = double(w.active * s.batch * s.heads);
+  if (s.kernel == AttentionKernel::Flash2) return dispatchGrid(g, s, w.b, pass) / (blocksAll / sms);
   double ctas = double(s.batch * s.heads * ceilDiv(s.seq, w.b.q));
-  double blocksAll = double(w.active) * double(s.batch * s.heads);
   double perSm = std::ceil(ctas / sms) * (blocksAll / ctas);
-  return perBlock * std::max(perSm, double(w.longest));
+  return std::max(perSm, double(w.longest)) / (blocksAll / sms);
 }
 
 Traffic flashTraffic(const GpuSpec &g, const AttentionShape &s, const FlashWork &w, Pass pass) {
@@ -120,18 +187,18 @@ Traffic flashTraffic(const GpuSpec &g, const AttentionShape &s, const FlashWork 
   Traffic t;
   // Operand tiles are read from shared memory once per warp (mma.sync,
   // FlashAttention-2) or once per warpgroup of four (wgmma, FlashAttention-3).
-  int64_t warps = std::max<int64_t>(1, w.b.q / kRowsPerWarp);
+  int64_t warps = w.b.warps;
   if (s.kernel == AttentionKernel::Flash3) warps = std::max<int64_t>(1, warps / detail::kWarpsPerGroup);
   if (pass == Pass::Forward) {
     t.hbm = Bytes(2 * qBytes + 2 * kvBytes + lse);
     t.l2 = Bytes(visits * 2 * kvTile + 2 * qBytes + lse);
     t.smem = Bytes(visits * 2 * kvTile * double(1 + warps));
   } else {
-    // Reads Q, K, V, O, dO, lse; writes dK, dV, dQ. dQ is accumulated in
-    // FP32 with atomics in L2 (read + write per visited block), then
-    // converted; a preprocessing kernel computes D = rowsum(dO * O).
+    // The main kernel reads Q, K, V, dO, lse and D and writes dK and dV; it
+    // accumulates dQ in FP32 with atomics in L2 (read + write per visited
+    // block), which reach HBM once. Its neighbours are bwdSideBytes.
     double dqAccum = bh * double(s.seq) * dh * 4;
-    t.hbm = Bytes(5 * qBytes + 4 * kvBytes + 2 * lse + 2 * dqAccum);
+    t.hbm = Bytes(2 * qBytes + 4 * kvBytes + 2 * lse + dqAccum);
     t.l2 = Bytes(visits * (2 * qTile + 2 * double(w.b.q) * dh * 4) + t.hbm.value());
     t.smem = Bytes(visits * (2 * qTile + 2 * kvTile) * double(1 + warps));
   }
@@ -142,6 +209,24 @@ Traffic flashTraffic(const GpuSpec &g, const AttentionShape &s, const FlashWork 
   double miss = std::clamp((workingSet - g.l2Capacity.value()) / workingSet, 0.0, 1.0);
   t.hbm += Bytes(miss * visits * 2 * kvTile);
   return t;
+}
+
+/// The backward's two kernels around the main one [FA2, FA3]: the first
+/// computes D = rowsum(dO * O) and zeroes the FP32 dQ accumulator, the last
+/// converts it to dQ. Each streams HBM, and neither overlaps the main
+/// kernel (one stream, one after the other).
+std::pair<Bytes, Bytes> bwdSideBytes(const AttentionShape &s) {
+  double elems = double(s.batch * s.heads * s.seq * s.headDim), d = bytesOf(s.dtype);
+  double rows = double(s.batch * s.heads * s.seq) * 4;
+  return {Bytes(elems * (2 * d + 4) + rows), Bytes(elems * (4 + d))};
+}
+
+KernelCost streamKernel(const GpuSpec &g, Bytes bytes) {
+  Terms t;
+  t.hbm = bytes / hbmRate(g);
+  Traffic traffic;
+  traffic.hbm = bytes;
+  return combine(g, t, Flops(0), traffic, 1);
 }
 
 GemmShape batched(const AttentionShape &s, int64_t m, int64_t k, int64_t n) {
@@ -179,8 +264,9 @@ AttentionCost flashAttention(const GpuSpec &g, const AttentionShape &s, Pass pas
   FlashWork w = flashWork(g, s, pass);
   Traffic bytes = flashTraffic(g, s, w, pass);
   Terms terms;
-  terms.compute = flashTimeline(g, s, w, pass);
-  terms.smem = bytes.smem / smemRate(g);
+  double stretch = imbalance(g, s, w, pass);
+  terms.compute = flashTimeline(g, s, w, pass) * stretch;
+  terms.smem = bytes.smem / smemRate(g) * stretch;
   terms.l2 = bytes.l2 / l2Rate(g);
   terms.hbm = bytes.hbm / hbmRate(g);
   // Useful FLOPs: the unmasked half of the diagonal blocks is not counted.
@@ -188,7 +274,11 @@ AttentionCost flashAttention(const GpuSpec &g, const AttentionShape &s, Pass pas
   double gemms = pass == Pass::Forward ? kFwdGemms : kBwdGemms;
   Flops flops(gemms * 2 * visible * double(s.headDim) * double(s.batch * s.heads));
   AttentionCost c;
-  static_cast<KernelCost &>(c) = combine(g, terms, flops, bytes, pass == Pass::Forward ? 1 : 3);
+  static_cast<KernelCost &>(c) = combine(g, terms, flops, bytes, 1);
+  if (pass == Pass::Backward) {
+    auto [pre, post] = bwdSideBytes(s);
+    static_cast<KernelCost &>(c) = sequence(sequence(streamKernel(g, pre), c), streamKernel(g, post));
+  }
   c.blockQ = w.b.q;
   c.blockKv = w.b.kv;
   c.activeBlocks = w.active;
