@@ -24,7 +24,7 @@ static trace::Workload ringWorkload(int ranks) {
     n.kind = trace::NodeKind::Coll;
     n.commType = int64_t(trace::CollKind::AllReduce);
     n.commSize = 1 << 20;
-    g.nodes.push_back(n);
+    g.own().nodes.push_back(n);
     w.ranks.push_back(std::move(g));
   }
   return w;

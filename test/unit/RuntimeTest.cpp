@@ -260,7 +260,7 @@ trace::Workload allReduceWorkload(int ranks, int64_t bytes) {
     n.kind = trace::NodeKind::Coll;
     n.commType = int64_t(trace::CollKind::AllReduce);
     n.commSize = bytes;
-    g.nodes.push_back(n);
+    g.own().nodes.push_back(n);
     w.ranks.push_back(std::move(g));
   }
   return w;
@@ -308,7 +308,7 @@ TEST(Simulator, AChunkFarBehindItsNeighbourCountsWhatArrivedEarly) {
   late.kind = trace::NodeKind::Comp;
   late.id = 0, late.rapidTimeNs = 1000000;
   b.add(late, "late", {});
-  trace::TraceNode ar = w.ranks[5].nodes[0];
+  trace::TraceNode ar = w.ranks[5].nodes()[0];
   ar.id = 1;
   b.add(ar, "allreduce", {0});
   llvm::Expected<trace::RankGraph> g = b.finish();
@@ -420,4 +420,38 @@ TEST(Plan, GroupCollectiveUsesItsDimensionsAlgorithm) {
   EXPECT_EQ(inner.phases[0].algo, coll::Algorithm::Direct);
   coll::Plan outer = coll::planCollective(trace::CollKind::AllReduce, 1024, {{4}, {2}}, 0b01, 4, algos);
   EXPECT_EQ(outer.phases[0].algo, coll::Algorithm::Ring);
+}
+
+// Ranks that run one program share its nodes: a collective's group slot and
+// a send's or receive's peer stage are read through each rank's tables, and
+// a rank that changes its nodes gets a copy first.
+TEST(RankGraph, SharedProgramReadsPlaceholdersThroughEachRanksTables) {
+  auto body = std::make_shared<trace::GraphBody>();
+  trace::TraceNode coll, send, recv;
+  coll.kind = trace::NodeKind::Coll, coll.pgName = 2, coll.involvedDims = 7;
+  send.kind = trace::NodeKind::Send, send.commSrc = 0, send.commDst = 1;
+  recv.kind = trace::NodeKind::Recv, recv.commSrc = 1, recv.commDst = 0;
+  body->nodes = {coll, send, recv};
+  trace::RankGraph a, b;
+  for (auto [g, rank] : {std::pair{&a, 3}, std::pair{&b, 7}}) {
+    g->body = body, g->rank = rank, g->shared = true;
+    g->groupOfSlot = {10 + uint32_t(rank), 20 + uint32_t(rank)};
+    g->involvedOfSlot = {1, uint32_t(rank)};
+    g->rankOfStage = {rank, rank + 100};
+  }
+  EXPECT_EQ(a.group(a.nodes()[0]), 23u);
+  EXPECT_EQ(b.group(b.nodes()[0]), 27u);
+  EXPECT_EQ(b.involved(b.nodes()[0]), 7u); // slot 2's entry, not the node's field
+  EXPECT_EQ(a.src(a.nodes()[1]), 3);       // a send is from this rank
+  EXPECT_EQ(a.dst(a.nodes()[1]), 103);     // to the rank of stage 1
+  EXPECT_EQ(b.src(b.nodes()[2]), 107);
+  EXPECT_EQ(b.dst(b.nodes()[2]), 7);
+  EXPECT_EQ(&a.nodes(), &b.nodes());
+  a.own().nodes[0].commSize = 5;
+  EXPECT_NE(&a.nodes(), &b.nodes());
+  EXPECT_EQ(b.nodes()[0].commSize, trace::kAbsent);
+  trace::RankGraph own; // a graph of its own holds the values
+  own.own().nodes = {coll};
+  EXPECT_EQ(own.group(own.nodes()[0]), 2u);
+  EXPECT_EQ(own.involved(own.nodes()[0]), 7u);
 }

@@ -23,28 +23,47 @@ llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const Experi
   Simulation sim;
   sim.groups = groups.runtimeGroups();
   sim.rank0Kinds = groups.kindsOf(0);
+  // Every rank of a stage runs one program: its nodes are built once and
+  // shared, each rank reading the placeholders through its own tables
+  // (trace::RankGraph). A rank with block times of its own (a faulted
+  // probe) gets a copy with them.
+  std::vector<std::shared_ptr<trace::GraphBody>> programs(prog.stages.size());
+  int64_t stages = int64_t(prog.stages.size());
   for (int64_t r = 0; r < layout.ranks(); ++r) {
-    const ir::Graph &g = prog.stages[layout.coord(r, ir::Group::PP)];
-    trace::GraphBuilder builder(fmt::format("{}.{}", point.experiment, r), int(r));
-    auto own = blockTimes ? blockTimes->find(r) : RankBlockTimes::const_iterator{};
-    if (runs[r]) {
+    trace::RankGraph rg;
+    rg.file = fmt::format("{}.{}", point.experiment, r);
+    rg.rank = int(r);
+    if (!runs[r]) {
+      sim.workload.ranks.push_back(std::move(rg));
+      continue;
+    }
+    int64_t stage = layout.coord(r, ir::Group::PP);
+    const ir::Graph &g = prog.stages[stage];
+    if (!programs[stage]) {
+      trace::GraphBuilder builder(rg.file, int(r));
       size_t deps = 0;
       for (const ir::Op &op : g.ops) deps += op.deps.size();
       builder.reserve(g.ops.size(), deps);
+      for (size_t i = 0; i < g.ops.size(); ++i)
+        builder.add(emit::programNode(g.ops[i], i, g, r, layout, groups), g.ops[i].name, g.ops[i].deps);
+      llvm::Expected<trace::RankGraph> built = builder.finish();
+      if (!built) return built.takeError();
+      programs[stage] = built->body;
     }
-    for (size_t i = 0; runs[r] && i < g.ops.size(); ++i) {
-      trace::TraceNode n = emit::traceNode(g.ops[i], i, r, layout, groups);
-      if (blockTimes && own != blockTimes->end() && g.ops[i].kind == ir::OpKind::Block)
-        if (auto t = own->second.find(*blockOf(g.ops[i])); t != own->second.end()) {
-          double s = std::max(0.0, g.ops[i].time.value() + t->second);
-          n.rapidTimeNs = std::max<int64_t>(1, std::llround(s * 1e9));
-          n.durationMicros = uint64_t(std::llround(s * 1e6));
-        }
-      builder.add(n, g.ops[i].name, g.ops[i].deps);
+    rg.body = programs[stage];
+    emit::fillRankTables(rg, r, stages, layout, groups);
+    auto own = blockTimes ? blockTimes->find(r) : RankBlockTimes::const_iterator{};
+    if (blockTimes && own != blockTimes->end()) {
+      std::vector<trace::TraceNode> &nodes = rg.own().nodes; // node i is op i (ids are op indices)
+      for (size_t i = 0; i < g.ops.size(); ++i)
+        if (g.ops[i].kind == ir::OpKind::Block)
+          if (auto t = own->second.find(*blockOf(g.ops[i])); t != own->second.end()) {
+            double s = std::max(0.0, g.ops[i].time.value() + t->second);
+            nodes[i].rapidTimeNs = std::max<int64_t>(1, std::llround(s * 1e9));
+            nodes[i].durationMicros = uint64_t(std::llround(s * 1e6));
+          }
     }
-    llvm::Expected<trace::RankGraph> rg = builder.finish();
-    if (!rg) return rg.takeError();
-    sim.workload.ranks.push_back(std::move(*rg));
+    sim.workload.ranks.push_back(std::move(rg));
   }
   sim.workload.prefix = point.experiment;
   return sim;

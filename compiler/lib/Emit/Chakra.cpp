@@ -40,16 +40,10 @@ llvm::Error writeCompact(const ir::Program &prog, const std::string &dir, const 
   llvm::json::Array programs;
   for (const ir::Graph &g : prog.stages) {
     const std::vector<ir::Group> &kinds = groups.kindsOfStage(g.stage);
-    int64_t first = layout.firstRankOfStage(g.stage);
     std::string file = fmt::format("{}.stage{}.et", prefix, g.stage);
     llvm::Error e = trace::writeEtFile(dir + "/" + file, g.ops.size(), [&](size_t i, Node &n) {
-      const ir::Op &op = g.ops[i];
-      trace::TraceNode t = emit::traceNode(op, i, first, layout, groups);
-      if (t.kind == trace::NodeKind::Send) t.commSrc = g.stage, t.commDst = op.peer;
-      if (t.kind == trace::NodeKind::Recv) t.commSrc = op.peer, t.commDst = g.stage;
-      if (t.kind == trace::NodeKind::Coll)
-        t.pgName = uint32_t(std::find(kinds.begin(), kinds.end(), op.group) - kinds.begin()) + 1;
-      trace::writeNode(t, op.name, op.deps, n);
+      trace::writeNode(emit::programNode(g.ops[i], i, g, layout.firstRankOfStage(g.stage), layout, groups),
+                       g.ops[i].name, g.ops[i].deps, n);
     });
     if (e) return e;
     llvm::json::Array names;

@@ -11,6 +11,7 @@
 #include "rapid/Support/SimTime.h"
 #include "rapid/Trace/NodeWriter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -99,6 +100,30 @@ trace::TraceNode traceNode(const ir::Op &op, size_t idx, int64_t rank, const Ran
   t.involvedDims = 0;
   for (size_t d = 0; d < g.involved.size() && d < 32; ++d) t.involvedDims |= uint32_t(g.involved[d]) << d;
   return t;
+}
+
+trace::TraceNode programNode(const ir::Op &op, size_t idx, const ir::Graph &g, int64_t rank, const RankLayout &layout,
+                             const Groups &groups) {
+  const std::vector<ir::Group> &kinds = groups.kindsOfStage(g.stage);
+  trace::TraceNode t = traceNode(op, idx, rank, layout, groups);
+  if (t.kind == trace::NodeKind::Send) t.commSrc = g.stage, t.commDst = op.peer;
+  if (t.kind == trace::NodeKind::Recv) t.commSrc = op.peer, t.commDst = g.stage;
+  if (t.kind == trace::NodeKind::Coll)
+    t.pgName = uint32_t(std::find(kinds.begin(), kinds.end(), op.group) - kinds.begin()) + 1;
+  return t;
+}
+
+void fillRankTables(trace::RankGraph &rg, int64_t rank, int64_t stages, const RankLayout &layout,
+                    const Groups &groups) {
+  rg.shared = true;
+  for (ir::Group k : groups.kindsOfStage(layout.coord(rank, ir::Group::PP))) {
+    const Groups::Entry &e = groups.of(rank, k);
+    uint32_t bits = 0;
+    for (size_t d = 0; d < e.involved.size() && d < 32; ++d) bits |= uint32_t(e.involved[d]) << d;
+    rg.groupOfSlot.push_back(uint32_t(e.id));
+    rg.involvedOfSlot.push_back(bits);
+  }
+  for (int64_t s = 0; s < stages; ++s) rg.rankOfStage.push_back(layout.with(rank, ir::Group::PP, s));
 }
 
 /// Fills `n` for op `idx` of the rank's stage graph: traceNode's fields, and

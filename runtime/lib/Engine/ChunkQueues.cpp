@@ -152,7 +152,7 @@ std::string Simulator::diagnoseQueues() const {
                          "active-chunks-per-dimension slots of dimension {}, which chunks waiting "
                          "on other ranks hold; raise active-chunks-per-dimension, or set it to 0 "
                          "(no limit)",
-                         g.file, g.nodes[inst.node[member]].id, trace::collKindName(inst.kind),
+                         g.file, g.nodes()[inst.node[member]].id, trace::collKindName(inst.kind),
                          opts_.system.activeChunks, q % (inst.waitHead.size() / inst.node.size()));
     }
   return "";

@@ -38,7 +38,7 @@ void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
   }
   int groupSize = inst.members ? int(inst.members->size()) : 0;
   inst.plan = coll::planCollective(n.coll(), double(n.commSize) / inst.chunks, dims,
-                                   n.involvedDims, groupSize, opts_.system.algorithms, inst.grid);
+                                   inst.involved, groupSize, opts_.system.algorithms, inst.grid);
   inst.numSteps = uint32_t(inst.plan.steps.size());
   setProtocol(inst, n);
   if (!inst.plan.problem.empty())
@@ -75,7 +75,7 @@ void Simulator::setProtocol(Instance &inst, const TraceNode &n) const {
   const auto &dims = net_.topology().spec().dims;
   double slowest = 0;
   for (size_t d = 0; d < dims.size(); ++d)
-    if (!n.involvedDims || (n.involvedDims >> d & 1)) {
+    if (!inst.involved || (inst.involved >> d & 1)) {
       double bw = dims[d].bandwidth.value() / 1e9;
       slowest = slowest > 0 ? std::min(slowest, bw) : bw;
     }
@@ -89,14 +89,15 @@ void Simulator::setProtocol(Instance &inst, const TraceNode &n) const {
 
 /// The instance this node joins, created by the first member to arrive.
 uint32_t Simulator::findInstance(uint32_t r, const TraceNode &n, uint32_t group) {
-  CollKey key{group, n.commType, n.commSize, n.involvedDims};
+  uint32_t involved = w_.ranks[r].involved(n);
+  CollKey key{group, n.commType, n.commSize, involved};
   uint64_t seq = ranks_[r].collSeq[key]++;
   auto [it, fresh] = instanceIndex_.try_emplace({key, seq}, uint32_t(instances_.size()));
   if (fresh) {
     Instance inst;
     inst.kind = n.coll();
     inst.commSize = n.commSize;
-    inst.involved = n.involvedDims;
+    inst.involved = involved;
     inst.group = group;
     inst.seq = seq;
     if (group) {
@@ -113,17 +114,18 @@ uint32_t Simulator::findInstance(uint32_t r, const TraceNode &n, uint32_t group)
 /// The node's position in its group (its rank for whole-machine ones), or
 /// kNone with error_ set.
 uint32_t Simulator::memberIndex(uint32_t r, const TraceNode &n) {
-  if (!n.pgName)
+  uint32_t group = w_.ranks[r].group(n);
+  if (!group)
     return r;
-  auto pos = groupPos_.find(n.pgName);
+  auto pos = groupPos_.find(group);
   if (pos == groupPos_.end()) {
     fail(w_.ranks[r], n, fmt::format("communicator group {} not found (pg_name); pass its "
                                      "--comm-group file",
-                                     n.pgName));
+                                     group));
     return kNone;
   }
   if (pos->second[r] < 0) {
-    fail(w_.ranks[r], n, fmt::format("rank {} is not in communicator group {}", r, n.pgName));
+    fail(w_.ranks[r], n, fmt::format("rank {} is not in communicator group {}", r, group));
     return kNone;
   }
   return uint32_t(pos->second[r]);
@@ -132,11 +134,11 @@ uint32_t Simulator::memberIndex(uint32_t r, const TraceNode &n) {
 /// Registers a ready collective with its instance; when the last member
 /// arrives the instance waits for a comm slot on every member.
 void Simulator::joinCollective(uint32_t r, uint32_t idx) {
-  const TraceNode &n = w_.ranks[r].nodes[idx];
+  const TraceNode &n = w_.ranks[r].nodes()[idx];
   uint32_t member = memberIndex(r, n);
   if (member == kNone)
     return;
-  uint32_t id = findInstance(r, n, n.pgName);
+  uint32_t id = findInstance(r, n, w_.ranks[r].group(n));
   ranks_[r].instOf[idx] = id;
   ranks_[r].state[idx] = kJoined;
   Instance &inst = instances_[id];
@@ -155,7 +157,7 @@ void Simulator::startFullInstances() {
     bool free = true;
     for (uint32_t m = 0; m < inst.node.size() && free; ++m) {
       uint32_t rank = rankOf(inst, m);
-      free = queueOf(ranks_[rank], w_.ranks[rank].nodes[inst.node[m]]).busy <
+      free = queueOf(rank, w_.ranks[rank].nodes()[inst.node[m]]).busy <
              laneLimit(Lane::Comm);
     }
     if (!free) {
@@ -173,7 +175,7 @@ void Simulator::startFullInstances() {
 /// Astra-Sim queues all of a collective's chunks when it starts.
 void Simulator::startCollective(uint32_t r, uint32_t idx) {
   uint32_t id = ranks_[r].instOf[idx];
-  const TraceNode &n = w_.ranks[r].nodes[idx];
+  const TraceNode &n = w_.ranks[r].nodes()[idx];
   if (n.measuredNs != trace::kAbsent)
     return finishNodeAt(addTime(now_, timeFromUnits(n.measuredNs, 1000)), r, idx);
   uint32_t member = memberIndex(r, n);

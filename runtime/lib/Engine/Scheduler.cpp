@@ -16,14 +16,14 @@ static bool earlierId(uint32_t a, uint32_t b) { return a > b; } // min-heap on i
 void Simulator::initRank(uint32_t r) {
   const auto &g = w_.ranks[r];
   RankState &s = ranks_[r];
-  size_t n = g.nodes.size();
+  size_t n = g.nodes().size();
   s.pending.resize(n);
   s.startPs.assign(n, 0);
   s.state.assign(n, kWaiting);
   s.instOf.assign(n, kNone);
   s.remaining = uint32_t(n);
   for (uint32_t i = 0; i < n; ++i)
-    s.pending[i] = g.nodes[i].depCount;
+    s.pending[i] = g.nodes()[i].depCount;
 }
 
 /// A collective the network decides (not a broadcast, which is replayed, nor
@@ -36,10 +36,10 @@ static bool simulatedCollective(const TraceNode &n) {
 /// them, so ranks that reach collectives in different orders cannot block
 /// each other); anything else waits for a slot on its resource.
 void Simulator::makeReady(uint32_t r, uint32_t idx) {
-  const TraceNode &n = w_.ranks[r].nodes[idx];
+  const TraceNode &n = w_.ranks[r].nodes()[idx];
   if (simulatedCollective(n))
     return joinCollective(r, idx);
-  auto &heap = queueOf(ranks_[r], n).ready;
+  auto &heap = queueOf(r, n).ready;
   heap.push_back(idx);
   std::push_heap(heap.begin(), heap.end(), earlierId);
 }
@@ -62,12 +62,13 @@ int Simulator::laneLimit(Lane l) const {
   }
 }
 
-Simulator::LaneQueue &Simulator::queueOf(RankState &s, const TraceNode &n) {
+Simulator::LaneQueue &Simulator::queueOf(uint32_t r, const TraceNode &n) {
+  RankState &s = ranks_[r];
   Lane lane = laneOf(n);
   if (lane != Lane::Comm)
     return s.lanes[lane == Lane::Free ? 2 : int(lane)];
   bool ownStream = !opts_.astraCompat && n.kind == NodeKind::Coll;
-  return s.comm[ownStream ? n.pgName : 0];
+  return s.comm[ownStream ? w_.ranks[r].group(n) : 0];
 }
 
 void Simulator::drain(uint32_t r, LaneQueue &q, Lane lane) {
@@ -108,7 +109,9 @@ void Simulator::account(RankState &s) {
   s.lastChangePs = now_;
 }
 
-static uint32_t commGroup(const TraceNode &n) { return n.kind == NodeKind::Coll ? n.pgName : kP2pGroup; }
+static uint32_t commGroup(const trace::RankGraph &g, const TraceNode &n) {
+  return n.kind == NodeKind::Coll ? g.group(n) : kP2pGroup;
+}
 
 void Simulator::commStarts(RankState &s, uint32_t group) {
   ++s.activeComm;
@@ -128,13 +131,13 @@ static bool isComm(NodeKind k) {
 }
 
 void Simulator::issue(uint32_t r, uint32_t idx) {
-  const TraceNode &n = w_.ranks[r].nodes[idx];
+  const TraceNode &n = w_.ranks[r].nodes()[idx];
   RankState &s = ranks_[r];
-  ++queueOf(s, n).busy;
+  ++queueOf(r, n).busy;
   account(s);
   s.activeCompute += n.kind == NodeKind::Comp;
   if (isComm(n.kind) && n.kind != NodeKind::Recv) // issueRecv says which a receive is
-    commStarts(s, commGroup(n));
+    commStarts(s, commGroup(w_.ranks[r], n));
   s.startPs[idx] = now_;
   s.state[idx] = kRunning;
   switch (n.kind) {
@@ -162,24 +165,24 @@ void Simulator::issue(uint32_t r, uint32_t idx) {
 
 void Simulator::complete(uint32_t r, uint32_t idx) {
   const auto &g = w_.ranks[r];
-  const TraceNode &n = g.nodes[idx];
+  const TraceNode &n = g.nodes()[idx];
   if (now_ >= kMaxTimePs) { // every time saturates there: this one would have wrapped
     fail(g, n, "finishes past the simulated-time limit of 2^62 ps (53 days): a duration, or a message "
                "too large for its links' bandwidth");
     return;
   }
   RankState &s = ranks_[r];
-  --queueOf(s, n).busy;
+  --queueOf(r, n).busy;
   account(s);
   s.activeCompute -= n.kind == NodeKind::Comp;
-  if (isComm(n.kind)) commEnds(s, commGroup(n));
+  if (isComm(n.kind)) commEnds(s, commGroup(g, n));
   if (opts_.recordTimeline || int64_t(r) == opts_.recordRank)
     spans_.push_back(Span{r, idx, s.startPs[idx], now_, laneOf(n)});
   s.state[idx] = kDone;
   --s.remaining;
   s.finishPs = now_;
   for (uint32_t k = 0; k < n.childCount; ++k) {
-    uint32_t c = g.children[n.childBegin + k];
+    uint32_t c = g.children()[n.childBegin + k];
     if (--s.pending[c] == 0)
       makeReady(r, c);
   }

@@ -42,7 +42,7 @@ void Simulator::fail(const trace::RankGraph &g, const TraceNode &n, const std::s
 void Simulator::inject(uint32_t src, uint32_t dst, const Message &msg, uint32_t srcNode) {
   auto route = net_.router().route(int(src), int(dst));
   if (!route)
-    return fail(w_.ranks[src], w_.ranks[src].nodes[srcNode], llvm::toString(route.takeError()));
+    return fail(w_.ranks[src], w_.ranks[src].nodes()[srcNode], llvm::toString(route.takeError()));
   uint32_t id;
   if (!freeMessages_.empty()) {
     id = freeMessages_.back();
@@ -115,10 +115,11 @@ uint32_t Simulator::channelFor(int64_t src, int64_t dst, int64_t tag, int64_t si
 }
 
 void Simulator::issueSend(uint32_t r, uint32_t idx) {
-  const TraceNode &n = w_.ranks[r].nodes[idx];
+  const TraceNode &n = w_.ranks[r].nodes()[idx];
   Message m;
   m.bytes = double(n.commSize);
-  m.channel = channelFor(r, n.commDst, n.commTag, n.commSize);
+  int64_t dst = w_.ranks[r].dst(n);
+  m.channel = channelFor(r, dst, n.commTag, n.commSize);
   Channel &ch = channels_[m.channel];
   if (ch.sendsIssued++ < ch.recvsPosted) { // its receive was waiting on this rank: now on the network
     RankState &d = ranks_[ch.dstRank];
@@ -128,12 +129,12 @@ void Simulator::issueSend(uint32_t r, uint32_t idx) {
   }
   m.srcRank = r;
   m.srcNode = idx;
-  inject(r, uint32_t(n.commDst), m, idx);
+  inject(r, uint32_t(dst), m, idx);
 }
 
 void Simulator::issueRecv(uint32_t r, uint32_t idx) {
-  const TraceNode &n = w_.ranks[r].nodes[idx];
-  Channel &ch = channels_[channelFor(n.commSrc, r, n.commTag, n.commSize)];
+  const TraceNode &n = w_.ranks[r].nodes()[idx];
+  Channel &ch = channels_[channelFor(w_.ranks[r].src(n), r, n.commTag, n.commSize)];
   RankState &s = ranks_[r];
   if (ch.recvsPosted++ < ch.sendsIssued)
     commStarts(s, kP2pGroup); // its data is on the way, or in
@@ -152,7 +153,7 @@ llvm::Expected<SimResult> Simulator::run() {
   for (uint32_t r = 0; r < ranks_.size(); ++r)
     initRank(r);
   for (uint32_t r = 0; r < ranks_.size() && !error_; ++r)
-    for (uint32_t i = 0; i < w_.ranks[r].nodes.size(); ++i)
+    for (uint32_t i = 0; i < w_.ranks[r].nodes().size(); ++i)
       if (!ranks_[r].pending[i])
         makeReady(r, i);
   for (uint32_t r = 0; r < ranks_.size() && !error_; ++r)
@@ -191,24 +192,24 @@ std::string Simulator::diagnoseStall() const {
     return queues;
   for (uint32_t r = 0; r < ranks_.size(); ++r) {
     const auto &g = w_.ranks[r];
-    for (uint32_t i = 0; i < g.nodes.size(); ++i) {
-      const TraceNode &n = g.nodes[i];
+    for (uint32_t i = 0; i < g.nodes().size(); ++i) {
+      const TraceNode &n = g.nodes()[i];
       if (ranks_[r].state[i] != kRunning && ranks_[r].state[i] != kJoined)
         continue;
       if (n.kind == NodeKind::Recv)
         return fmt::format("{}: node {}: receive from rank {} (tag {}, {} bytes) never matched "
                            "a send",
-                           g.file, n.id, n.commSrc, n.commTag, n.commSize);
+                           g.file, n.id, g.src(n), n.commTag, n.commSize);
       return fmt::format("{}: node {}: {} never completed: not every member of group {} "
                          "issued it",
-                         g.file, n.id, trace::collKindName(n.coll()), n.pgName);
+                         g.file, n.id, trace::collKindName(n.coll()), g.group(n));
     }
   }
   for (uint32_t r = 0; r < ranks_.size(); ++r)
-    for (uint32_t i = 0; i < w_.ranks[r].nodes.size(); ++i)
+    for (uint32_t i = 0; i < w_.ranks[r].nodes().size(); ++i)
       if (ranks_[r].state[i] == kWaiting)
         return fmt::format("{}: node {}: never ran: its dependencies never finished",
-                           w_.ranks[r].file, w_.ranks[r].nodes[i].id);
+                           w_.ranks[r].file, w_.ranks[r].nodes()[i].id);
   return "simulation stalled";
 }
 

@@ -21,7 +21,7 @@ CriticalPath criticalPath(const engine::SimResult &res, const trace::Workload &w
   if (res.spans.empty()) return cp;
   // Each node's span, by rank and node index.
   std::vector<std::vector<const engine::Span *>> spanOf(w.ranks.size());
-  for (size_t r = 0; r < w.ranks.size(); ++r) spanOf[r].assign(w.ranks[r].nodes.size(), nullptr);
+  for (size_t r = 0; r < w.ranks.size(); ++r) spanOf[r].assign(w.ranks[r].nodes().size(), nullptr);
   const engine::Span *last = &res.spans.front();
   for (const engine::Span &s : res.spans) {
     spanOf[s.rank][s.node] = &s;
@@ -30,10 +30,10 @@ CriticalPath criticalPath(const engine::SimResult &res, const trace::Workload &w
   cp.rank = last->rank;
   const trace::RankGraph &g = w.ranks[cp.rank];
   for (const engine::Span *s = last; s;) {
-    const trace::TraceNode &n = g.nodes[s->node];
+    const trace::TraceNode &n = g.nodes()[s->node];
     const engine::Span *prev = nullptr;
     for (uint32_t i = 0; i < n.depCount; ++i) {
-      const engine::Span *d = spanOf[cp.rank][g.deps[n.depBegin + i]];
+      const engine::Span *d = spanOf[cp.rank][g.deps()[n.depBegin + i]];
       if (d && (!prev || d->endPs > prev->endPs)) prev = d;
     }
     int64_t wait = s->startPs - (prev ? prev->endPs : 0);
@@ -71,8 +71,8 @@ void printCriticalPath(const CriticalPath &cp, const trace::Workload &w, bool js
         j.attributeArray("longest", [&] {
           for (const PathStep *s : longest)
             j.object([&] {
-              j.attribute("node", g.nodes[s->node].id);
-              j.attribute("name", llvm::StringRef(g.name(g.nodes[s->node])));
+              j.attribute("node", g.nodes()[s->node].id);
+              j.attribute("name", llvm::StringRef(g.name(g.nodes()[s->node])));
               j.attribute("start_ns", ns(s->startPs));
               j.attribute("duration_ns", ns(s->endPs - s->startPs));
             });
@@ -85,7 +85,7 @@ void printCriticalPath(const CriticalPath &cp, const trace::Workload &w, bool js
   os << fmt::format("critical path: rank {}, {} nodes: compute {} ns, communication {} ns, waiting {} ns\n", cp.rank,
                     cp.steps.size(), ns(cp.computePs), ns(cp.commPs), ns(cp.waitPs));
   for (const PathStep *s : longest)
-    os << fmt::format("  node {} {} start {} ns, {} ns\n", g.nodes[s->node].id, g.name(g.nodes[s->node]),
+    os << fmt::format("  node {} {} start {} ns, {} ns\n", g.nodes()[s->node].id, g.name(g.nodes()[s->node]),
                       ns(s->startPs), ns(s->endPs - s->startPs));
 }
 

@@ -71,7 +71,7 @@ llvm::Error writeTimeline(const std::string &path, const engine::SimResult &res,
       for (const auto &s : res.spans) {
         if (ranks && !std::binary_search(ranks->begin(), ranks->end(), int64_t(s.rank))) continue;
         const auto &g = w.ranks[s.rank];
-        const auto &n = g.nodes[s.node];
+        const auto &n = g.nodes()[s.node];
         j.object([&] {
           j.attribute("name", g.name(n).empty() ? fmt::format("node {}", n.id)
                                                 : std::string(g.name(n)));
@@ -86,7 +86,7 @@ llvm::Error writeTimeline(const std::string &path, const engine::SimResult &res,
             if (n.kind == trace::NodeKind::Coll) j.attribute("collective", trace::collKindName(n.coll()));
             if (n.commSize != trace::kAbsent) j.attribute("bytes", n.commSize);
             if (n.numOps != trace::kAbsent) j.attribute("flops", n.numOps);
-            if (n.pgName) j.attribute("group", int64_t(n.pgName));
+            if (uint32_t group = g.group(n)) j.attribute("group", int64_t(group));
           });
         });
       }

@@ -50,37 +50,40 @@ struct Program {
   size_t slots = 0;
 };
 
-/// `rank`'s graph: the program with its placeholders filled in.
+/// `rank`'s graph: the program's body, shared, and the tables that fill its
+/// placeholders (RankGraph::group, src, dst), checked against every node.
 llvm::Expected<RankGraph> instantiate(const Program &p, int rank, const std::vector<int64_t> &groups,
                                       const std::vector<int64_t> &pipeline,
                                       const std::map<int64_t, uint32_t> &involved) {
   RankGraph g = p.graph;
   g.rank = rank;
   g.file = fmt::format("{} (rank {})", p.graph.file, rank);
-  for (TraceNode &n : g.nodes) {
-    auto stage = [&](int64_t &field, const char *name) -> llvm::Error {
+  g.shared = true;
+  g.rankOfStage = pipeline;
+  for (int64_t group : groups) {
+    g.groupOfSlot.push_back(uint32_t(group));
+    auto it = involved.find(group);
+    g.involvedOfSlot.push_back(it != involved.end() ? it->second : ~0u);
+  }
+  for (const TraceNode &n : g.nodes()) {
+    auto stage = [&](int64_t field, const char *name) -> llvm::Error {
       if (field == kAbsent) return llvm::Error::success(); // checkWorkload names what is missing
       if (field < 0 || size_t(field) >= pipeline.size())
         return mapError(g.file, fmt::format("node {}: {} names stage {} but the rank's pipeline has {}", n.id, name,
                                             field, pipeline.size()));
-      field = pipeline[size_t(field)];
       return llvm::Error::success();
     };
     if (n.kind == NodeKind::Send) {
       if (llvm::Error e = stage(n.commDst, "comm_dst")) return e;
-      n.commSrc = rank;
     } else if (n.kind == NodeKind::Recv) {
       if (llvm::Error e = stage(n.commSrc, "comm_src")) return e;
-      n.commDst = rank;
     } else if (n.kind == NodeKind::Coll && n.pgName != 0) {
       if (n.pgName > groups.size())
         return mapError(g.file, fmt::format("node {}: pg_name is slot {} but the program has {}", n.id, n.pgName,
                                             groups.size()));
-      n.pgName = uint32_t(groups[n.pgName - 1]);
-      auto it = involved.find(n.pgName);
-      if (it == involved.end())
-        return mapError(g.file, fmt::format("node {}: group {} has no entry in \"involved\"", n.id, n.pgName));
-      n.involvedDims = it->second;
+      if (!involved.count(groups[n.pgName - 1]))
+        return mapError(g.file, fmt::format("node {}: group {} has no entry in \"involved\"", n.id,
+                                            groups[n.pgName - 1]));
     }
   }
   return g;

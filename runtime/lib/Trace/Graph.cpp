@@ -24,7 +24,7 @@ const char *collKindName(CollKind k) {
   return unsigned(k) < 10 ? names[int(k)] : "UNKNOWN";
 }
 
-GraphBuilder::GraphBuilder(std::string file, int rank, bool lenient) : lenient(lenient) {
+GraphBuilder::GraphBuilder(std::string file, int rank, bool lenient) : b(*g.body), lenient(lenient) {
   g.file = std::move(file);
   g.rank = rank;
 }
@@ -100,34 +100,34 @@ llvm::Error GraphBuilder::add(const ChakraProtoMsg::Node &pn) {
     n.kind = NodeKind::Invalid;
     ++g.emptiedColls;
   }
-  n.nameBegin = uint32_t(g.names.size());
+  n.nameBegin = uint32_t(b.names.size());
   n.nameLen = uint32_t(pn.name().size());
-  g.names += pn.name();
+  b.names += pn.name();
   n.depBegin = uint32_t(depIds.size());
   depIds.insert(depIds.end(), pn.data_deps().begin(), pn.data_deps().end());
   depIds.insert(depIds.end(), pn.ctrl_deps().begin(), pn.ctrl_deps().end());
   n.depCount = uint32_t(depIds.size()) - n.depBegin;
-  g.nodes.push_back(n);
+  b.nodes.push_back(n);
   return llvm::Error::success();
 }
 
 void GraphBuilder::reserve(size_t nodes, size_t deps) {
-  g.nodes.reserve(nodes);
+  b.nodes.reserve(nodes);
   depIds.reserve(deps);
 }
 
 void GraphBuilder::add(TraceNode n, std::string_view name, const std::vector<uint32_t> &deps) {
-  n.nameBegin = uint32_t(g.names.size());
+  n.nameBegin = uint32_t(b.names.size());
   n.nameLen = uint32_t(name.size());
-  g.names += name;
+  b.names += name;
   n.depBegin = uint32_t(depIds.size());
   depIds.insert(depIds.end(), deps.begin(), deps.end());
   n.depCount = uint32_t(deps.size());
-  g.nodes.push_back(n);
+  b.nodes.push_back(n);
 }
 
 llvm::Error GraphBuilder::resolveDeps() {
-  auto &nodes = g.nodes;
+  auto &nodes = b.nodes;
   std::stable_sort(nodes.begin(), nodes.end(),
                    [](const TraceNode &a, const TraceNode &b) { return a.id < b.id; });
   for (size_t i = 1; i < nodes.size(); ++i)
@@ -140,7 +140,7 @@ llvm::Error GraphBuilder::resolveDeps() {
   };
   std::vector<uint32_t> childCount(nodes.size(), 0);
   for (auto &n : nodes) {
-    uint32_t begin = uint32_t(g.deps.size());
+    uint32_t begin = uint32_t(b.deps.size());
     for (uint32_t k = 0; k < n.depCount; ++k) {
       uint64_t depId = depIds[n.depBegin + k];
       int64_t idx = indexOf(depId);
@@ -151,13 +151,13 @@ llvm::Error GraphBuilder::resolveDeps() {
       if (idx < 0)
         return nodeError(g.file, n.id, fmt::format("depends on node {}, which does not exist", depId));
       // A node listed in both data_deps and ctrl_deps is one dependency.
-      if (std::find(g.deps.begin() + begin, g.deps.end(), uint32_t(idx)) != g.deps.end())
+      if (std::find(b.deps.begin() + begin, b.deps.end(), uint32_t(idx)) != b.deps.end())
         continue;
-      g.deps.push_back(uint32_t(idx));
+      b.deps.push_back(uint32_t(idx));
       ++childCount[idx];
     }
     n.depBegin = begin;
-    n.depCount = uint32_t(g.deps.size()) - begin;
+    n.depCount = uint32_t(b.deps.size()) - begin;
   }
   buildChildren(childCount);
   depIds.clear();
@@ -167,44 +167,44 @@ llvm::Error GraphBuilder::resolveDeps() {
 
 /// Children as CSR: prefix sums of the counts, then one scatter pass.
 void GraphBuilder::buildChildren(const std::vector<uint32_t> &childCount) {
-  auto &nodes = g.nodes;
+  auto &nodes = b.nodes;
   uint32_t offset = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     nodes[i].childBegin = offset;
     nodes[i].childCount = childCount[i];
     offset += childCount[i];
   }
-  g.children.assign(offset, 0);
+  b.children.assign(offset, 0);
   std::vector<uint32_t> fill(nodes.size(), 0);
   for (uint32_t i = 0; i < nodes.size(); ++i)
     for (uint32_t k = 0; k < nodes[i].depCount; ++k) {
-      uint32_t p = g.deps[nodes[i].depBegin + k];
-      g.children[nodes[p].childBegin + fill[p]++] = i;
+      uint32_t p = b.deps[nodes[i].depBegin + k];
+      b.children[nodes[p].childBegin + fill[p]++] = i;
     }
 }
 
 /// Kahn's algorithm; whatever is never released lies on or behind a cycle,
 /// and the smallest such id is named so the message is stable.
 llvm::Error GraphBuilder::checkAcyclic() const {
-  std::vector<uint32_t> pending(g.nodes.size()), stack;
-  for (uint32_t i = 0; i < g.nodes.size(); ++i)
-    if (!(pending[i] = g.nodes[i].depCount))
+  std::vector<uint32_t> pending(b.nodes.size()), stack;
+  for (uint32_t i = 0; i < b.nodes.size(); ++i)
+    if (!(pending[i] = b.nodes[i].depCount))
       stack.push_back(i);
   size_t released = 0;
   while (!stack.empty()) {
     uint32_t i = stack.back();
     stack.pop_back();
     ++released;
-    const auto &n = g.nodes[i];
+    const auto &n = b.nodes[i];
     for (uint32_t k = 0; k < n.childCount; ++k)
-      if (--pending[g.children[n.childBegin + k]] == 0)
-        stack.push_back(g.children[n.childBegin + k]);
+      if (--pending[b.children[n.childBegin + k]] == 0)
+        stack.push_back(b.children[n.childBegin + k]);
   }
-  if (released == g.nodes.size())
+  if (released == b.nodes.size())
     return llvm::Error::success();
-  for (uint32_t i = 0; i < g.nodes.size(); ++i)
+  for (uint32_t i = 0; i < b.nodes.size(); ++i)
     if (pending[i])
-      return nodeError(g.file, g.nodes[i].id, "is part of (or depends on) a dependency cycle");
+      return nodeError(g.file, b.nodes[i].id, "is part of (or depends on) a dependency cycle");
   return llvm::Error::success();
 }
 

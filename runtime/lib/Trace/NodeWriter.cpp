@@ -85,10 +85,11 @@ llvm::Error writeEtFile(const std::string &path, size_t count, llvm::function_re
 
 llvm::Error writeRankGraph(const std::string &path, const RankGraph &g) {
   std::vector<uint32_t> deps;
-  return writeEtFile(path, g.nodes.size(), [&](size_t i, Node &n) {
-    const TraceNode &t = g.nodes[i];
+  return writeEtFile(path, g.nodes().size(), [&](size_t i, Node &n) {
+    TraceNode t = g.nodes()[i]; // a shared program's placeholders filled with this rank's values
+    t.commSrc = g.src(t), t.commDst = g.dst(t), t.involvedDims = g.involved(t), t.pgName = g.group(t);
     deps.clear();
-    for (uint32_t k = 0; k < t.depCount; ++k) deps.push_back(uint32_t(g.nodes[g.deps[t.depBegin + k]].id));
+    for (uint32_t k = 0; k < t.depCount; ++k) deps.push_back(uint32_t(g.nodes()[g.deps()[t.depBegin + k]].id));
     writeNode(t, g.name(t), deps, n);
   });
 }

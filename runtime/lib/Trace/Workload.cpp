@@ -92,12 +92,12 @@ static llvm::Error checkNode(const RankGraph &g, const TraceNode &n, int numRank
     if (auto err = checkRequired(g, n, {{"comm_dst", n.commDst}, {"comm_size", n.commSize},
                                         {"comm_tag", n.commTag}}))
       return err;
-    return checkPeer(g, n, "comm_dst", n.commDst, numRanks);
+    return checkPeer(g, n, "comm_dst", g.dst(n), numRanks);
   case NodeKind::Recv:
     if (auto err = checkRequired(g, n, {{"comm_src", n.commSrc}, {"comm_size", n.commSize},
                                         {"comm_tag", n.commTag}}))
       return err;
-    return checkPeer(g, n, "comm_src", n.commSrc, numRanks);
+    return checkPeer(g, n, "comm_src", g.src(n), numRanks);
   case NodeKind::MemLoad:
   case NodeKind::MemStore:
     return nodeError(g, n, fmt::format("unsupported node kind {} (no memory model)",
@@ -114,11 +114,11 @@ static llvm::Error checkPairing(const Workload &w) {
   std::map<Key, std::pair<int64_t, const TraceNode *>> balance; // sends - recvs
   std::map<Key, const RankGraph *> owner;
   for (const auto &g : w.ranks)
-    for (const auto &n : g.nodes) {
+    for (const auto &n : g.nodes()) {
       if (n.kind != NodeKind::Send && n.kind != NodeKind::Recv)
         continue;
       bool send = n.kind == NodeKind::Send;
-      Key k{send ? g.rank : n.commSrc, send ? n.commDst : g.rank, n.commTag, n.commSize};
+      Key k{send ? g.rank : g.src(n), send ? g.dst(n) : g.rank, n.commTag, n.commSize};
       auto &[count, first] = balance[k];
       if (!first) {
         first = &n;
@@ -141,7 +141,7 @@ static llvm::Error checkPairing(const Workload &w) {
 llvm::Error checkWorkload(const Workload &w, const CheckOptions &opts) {
   int numRanks = int(w.ranks.size());
   for (const auto &g : w.ranks)
-    for (const auto &n : g.nodes)
+    for (const auto &n : g.nodes())
       if (auto err = checkNode(g, n, numRanks, opts))
         return err;
   return checkPairing(w);

@@ -137,7 +137,7 @@ static int runConvert() {
   }
   engine::SimOptions so = profile::replaySimOptions(r, opts);
   outs() << fmt::format("wrote {} ranks ({} nodes) to {}.<rank>.et\n", r.workload.ranks.size(),
-                        [&] { size_t n = 0; for (auto &g : r.workload.ranks) n += g.nodes.size(); return n; }(), prefix);
+                        [&] { size_t n = 0; for (auto &g : r.workload.ranks) n += g.nodes().size(); return n; }(), prefix);
   outs() << fmt::format("run: rapid-sim --workload {} --network {}/network.json{} --compute-streams {} "
                         "--comm-streams {} --cpu-threads {}{}{}\n",
                         prefix, std::string(outDir), groups, so.computeStreams, so.commStreams, so.cpuThreads,

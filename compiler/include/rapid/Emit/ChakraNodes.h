@@ -51,6 +51,19 @@ private:
 /// attributes, so the in-process run and emitted traces cannot drift apart.
 trace::TraceNode traceNode(const ir::Op &op, size_t idx, int64_t rank, const RankLayout &layout, const Groups &groups);
 
+/// Op `idx` of stage graph `g` as every rank of the stage shares it, its
+/// rank-dependent fields placeholders (a compact set's program, the
+/// in-process run's shared bodies): a collective's pg_name is the slot of
+/// its group kind among the stage's, a send's comm_dst and a receive's
+/// comm_src the peer's stage. `rank` is any rank of the stage `groups` holds.
+trace::TraceNode programNode(const ir::Op &op, size_t idx, const ir::Graph &g, int64_t rank, const RankLayout &layout,
+                             const Groups &groups);
+
+/// Fills the tables through which rank `rank` reads a shared program's
+/// placeholders (trace::RankGraph::group, src, dst).
+void fillRankTables(trace::RankGraph &rg, int64_t rank, int64_t stages, const RankLayout &layout,
+                    const Groups &groups);
+
 /// The Chakra node of op `idx` of `rank`'s stage graph: compute nodes carry
 /// their exact time (`rapid_time_ns`), communication nodes their group or peer
 /// (and a collective with a time its time: the runtime replays it).

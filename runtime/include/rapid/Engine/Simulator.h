@@ -188,7 +188,7 @@ private:
   void initRank(uint32_t r);
   Lane laneOf(const trace::TraceNode &n) const;
   int laneLimit(Lane l) const;
-  LaneQueue &queueOf(RankState &s, const trace::TraceNode &n);
+  LaneQueue &queueOf(uint32_t r, const trace::TraceNode &n);
   void drain(uint32_t r, LaneQueue &q, Lane lane);
   void tryIssue(uint32_t r);
   void makeReady(uint32_t r, uint32_t idx);

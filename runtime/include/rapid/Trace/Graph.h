@@ -11,6 +11,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,18 +53,56 @@ struct TraceNode {
   CollKind coll() const { return CollKind(commType); }
 };
 
-struct RankGraph {
-  std::string file;
-  int rank = 0;
+/// A program's nodes, edges and names: one rank's, or shared by every rank
+/// that runs the same program (a compact set, rapidc's in-process runs).
+struct GraphBody {
   std::vector<TraceNode> nodes;   ///< sorted by id
   std::vector<uint32_t> deps;     ///< node indices, data and ctrl merged
   std::vector<uint32_t> children; ///< reverse of deps
   std::string names;              ///< all node names, concatenated
+};
+
+struct RankGraph {
+  std::string file;
+  int rank = 0;
+  std::shared_ptr<GraphBody> body = std::make_shared<GraphBody>();
+  /// A shared program's placeholders, which this rank's tables fill: a
+  /// collective's pg_name (non-zero) is a slot into `groupOfSlot` and
+  /// `involvedOfSlot`; a send's comm_dst and a receive's comm_src are
+  /// pipeline stages into `rankOfStage` (the other end is this rank). A
+  /// graph of its own (`shared` false) holds the values in its nodes.
+  bool shared = false;
+  std::vector<uint32_t> groupOfSlot, involvedOfSlot;
+  std::vector<int64_t> rankOfStage;
   uint32_t droppedDeps = 0;       ///< lenient reading: deps on missing nodes
   uint32_t emptiedColls = 0;      ///< lenient reading: collectives without comm_type
 
+  const std::vector<TraceNode> &nodes() const { return body->nodes; }
+  const std::vector<uint32_t> &deps() const { return body->deps; }
+  const std::vector<uint32_t> &children() const { return body->children; }
   std::string_view name(const TraceNode &n) const {
-    return std::string_view(names).substr(n.nameBegin, n.nameLen);
+    return std::string_view(body->names).substr(n.nameBegin, n.nameLen);
+  }
+  /// The body to change: copied first when other ranks share it.
+  GraphBody &own() {
+    if (body.use_count() > 1) body = std::make_shared<GraphBody>(*body);
+    return *body;
+  }
+
+  /// A node's fields as this rank sees them.
+  uint32_t group(const TraceNode &n) const { return shared && n.pgName ? groupOfSlot[n.pgName - 1] : n.pgName; }
+  uint32_t involved(const TraceNode &n) const {
+    return shared && n.pgName ? involvedOfSlot[n.pgName - 1] : n.involvedDims;
+  }
+  int64_t src(const TraceNode &n) const {
+    if (!shared) return n.commSrc;
+    if (n.kind == NodeKind::Send) return rank;
+    return n.commSrc == kAbsent ? kAbsent : rankOfStage[size_t(n.commSrc)];
+  }
+  int64_t dst(const TraceNode &n) const {
+    if (!shared) return n.commDst;
+    if (n.kind == NodeKind::Recv) return rank;
+    return n.commDst == kAbsent ? kAbsent : rankOfStage[size_t(n.commDst)];
   }
 };
 
@@ -90,6 +129,7 @@ private:
   llvm::Error checkAcyclic() const;
 
   RankGraph g;
+  GraphBody &b; ///< g's body, built here
   std::vector<uint64_t> depIds; ///< raw ids, indexed by depBegin until resolved
   bool lenient = false;
 };
