@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <gtest/gtest.h>
+#include <map>
 #include <thread>
 
 using namespace rapid;
@@ -215,6 +216,23 @@ TEST(DriverTest, LowestFailingIndexWins) {
     });
     EXPECT_EQ(llvm::toString(std::move(e)), "task 3") << "jobs " << jobs;
     EXPECT_EQ(ran, 64);
+  }
+}
+
+// A task that throws (a bug) fails the run with a message, on one thread or
+// many: a thread pool would otherwise drop the exception and the point's
+// result with it.
+TEST(DriverTest, AnExceptionBecomesAnError) {
+  for (unsigned jobs : {1u, 2u}) {
+    std::vector<int> out(8, 0);
+    llvm::Error e = parallelFor(out.size(), jobs, [&](size_t i) -> llvm::Error {
+      if (i == 5) (void)std::map<int, int>{}.at(1);
+      out[i] = 1;
+      return llvm::Error::success();
+    });
+    std::string msg = llvm::toString(std::move(e));
+    EXPECT_NE(msg.find("internal error"), std::string::npos) << msg;
+    EXPECT_EQ(out[4], 1);
   }
 }
 
