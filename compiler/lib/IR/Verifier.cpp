@@ -3,14 +3,16 @@
 
 #include <cmath>
 #include <fmt/format.h>
-#include <map>
+#include <algorithm>
+#include <vector>
 #include <tuple>
 
 namespace rapid::ir {
 
 std::string verify(const Program &p) {
-  // (from stage, to stage, tag) -> sends minus receives.
-  std::map<std::tuple<int, int, int>, int> pairs;
+  // (from stage, to stage, tag) of every send and every receive: sorted,
+  // the two lists must be equal (a map of counts allocated per message).
+  std::vector<std::tuple<int, int, int>> sends, recvs;
   for (const Graph &g : p.stages) {
     for (size_t i = 0; i < g.ops.size(); ++i) {
       const Op &op = g.ops[i];
@@ -26,14 +28,22 @@ std::string verify(const Program &p) {
         return fmt::format("{} has no finite time", where());
       if (op.isComm() && (op.group == Group::None || op.commBytes <= 0))
         return fmt::format("{} is a collective without a group or a size", where());
-      if (op.kind == OpKind::Send) ++pairs[{g.stage, op.peer, op.tag}];
-      if (op.kind == OpKind::Recv) --pairs[{op.peer, g.stage, op.tag}];
+      if (op.kind == OpKind::Send) sends.emplace_back(g.stage, op.peer, op.tag);
+      if (op.kind == OpKind::Recv) recvs.emplace_back(op.peer, g.stage, op.tag);
     }
   }
-  for (const auto &[key, n] : pairs)
-    if (n != 0)
+  std::sort(sends.begin(), sends.end());
+  std::sort(recvs.begin(), recvs.end());
+  // The smallest key whose sends and receives differ in number.
+  for (size_t i = 0, j = 0; i < sends.size() || j < recvs.size();) {
+    auto key = j == recvs.size() || (i < sends.size() && sends[i] < recvs[j]) ? sends[i] : recvs[j];
+    size_t a = 0, b = 0;
+    for (; i < sends.size() && sends[i] == key; ++i) ++a;
+    for (; j < recvs.size() && recvs[j] == key; ++j) ++b;
+    if (a != b)
       return fmt::format("send/recv from stage {} to stage {} with tag {} do not pair", std::get<0>(key),
                          std::get<1>(key), std::get<2>(key));
+  }
   return "";
 }
 

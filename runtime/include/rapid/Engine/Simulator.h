@@ -28,7 +28,10 @@
 #include "rapid/Network/Network.h"
 #include "rapid/Trace/Workload.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 #include <map>
+#include <tuple>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -264,19 +267,10 @@ private:
   std::vector<Message> messages_;
   std::vector<uint32_t> freeMessages_;
   std::vector<Channel> channels_;
-  /// (src, dst, tag, size): what a send and its receive agree on.
-  struct ChannelKey {
-    int64_t src, dst, tag, size;
-    bool operator==(const ChannelKey &) const = default;
-  };
-  struct ChannelHash {
-    size_t operator()(const ChannelKey &k) const {
-      uint64_t h = 1469598103934665603ull; // FNV-1a over the four words
-      for (int64_t v : {k.src, k.dst, k.tag, k.size}) h = (h ^ uint64_t(v)) * 1099511628211ull;
-      return size_t(h);
-    }
-  };
-  std::unordered_map<ChannelKey, uint32_t, ChannelHash> channelIndex_;
+  /// (src, dst, tag, size): what a send and its receive agree on. Open
+  /// addressing: a pipeline's every message makes a channel.
+  using ChannelKey = std::tuple<int64_t, int64_t, int64_t, int64_t>;
+  llvm::DenseMap<ChannelKey, uint32_t> channelIndex_;
   std::vector<Span> spans_;
   /// Chunks given a dimension slot by a chunk that left it; they start at
   /// the end of the current event, in order, so a hand-off never recurses.
