@@ -55,9 +55,14 @@ bool Router::shortestPath(uint32_t src, uint32_t dst, std::vector<uint32_t> &lin
 }
 
 llvm::Expected<Route> Router::route(int src, int dst) {
+  if (size_t(src) < last_.size() && last_[size_t(src)].dst == dst) return last_[size_t(src)].route;
+  if (last_.empty()) last_.resize(size_t(topo.numRanks()));
   uint64_t key = uint64_t(src) << 32 | uint32_t(dst);
-  if (auto it = cache_.find(key); it != cache_.end())
-    return Route{it->second.first, it->second.second};
+  if (auto it = cache_.find(key); it != cache_.end()) {
+    Route r{it->second.first, it->second.second};
+    if (size_t(src) < last_.size()) last_[size_t(src)] = {dst, r};
+    return r;
+  }
   dimensionOrderNodes(src, dst, scratchNodes_);
   scratchLinks_.clear();
   bool intact = true;
@@ -73,7 +78,9 @@ llvm::Expected<Route> Router::route(int src, int dst) {
   uint32_t offset = uint32_t(flat_.size());
   flat_.insert(flat_.end(), scratchLinks_.begin(), scratchLinks_.end());
   cache_[key] = {offset, uint32_t(scratchLinks_.size())};
-  return Route{offset, uint32_t(scratchLinks_.size())};
+  Route r{offset, uint32_t(scratchLinks_.size())};
+  if (size_t(src) < last_.size()) last_[size_t(src)] = {dst, r};
+  return r;
 }
 
 } // namespace rapid::net

@@ -41,6 +41,13 @@ private:
   std::vector<uint32_t> flat_;
   /// (offset, length) per (src, dst): open addressing, as every message asks.
   llvm::DenseMap<uint64_t, std::pair<uint32_t, uint32_t>> cache_;
+  /// Each source's last destination and its route: a ring's members send to
+  /// one peer message after message, so this answers most asks.
+  struct Last {
+    int dst = -1;
+    Route route;
+  };
+  std::vector<Last> last_;
   std::vector<uint32_t> scratchNodes_, scratchLinks_;
 };
 
