@@ -34,7 +34,8 @@ constexpr double kMmaSyncShareOnWgmma = 2.0 / 3.0;
 /// Special-function results (exp2, rcp, ...) per clock and SM on compute
 /// capability 8.0-9.0 (CUDA C++ Programming Guide, throughput table).
 constexpr double kSfuPerClock = 16;
-/// Query rows per warp in the FlashAttention-2 backward split.
+/// Query rows per warp where a CTA's warps split its query block (the
+/// FlashAttention-2 backward, FlashAttention-3's warpgroups of four).
 constexpr int64_t kRowsPerWarp = 16;
 /// FlashAttention-2's forward runs 4 warps a CTA [FA2 §3.3], each thread
 /// with up to 255 registers: two CTAs share an SM's 64K registers.
