@@ -1,6 +1,7 @@
 //===- SymmetryTest.cpp - Which pipeline units a fault sample simulates ---===//
 #include "SimMemo.h"
 #include "Symmetry.h"
+#include "Workload.h"
 
 #include <gtest/gtest.h>
 
@@ -250,6 +251,43 @@ TEST(SimMemo, KeysSeeWhatASimulationReads) {
   memo.insert(k, 7);
   EXPECT_EQ(memo.find(k), 7);
   EXPECT_EQ(memo.find(simKey(slower, "net", "sys", true, true)), std::nullopt);
+}
+
+} // namespace
+
+namespace {
+
+// Every rank of a stage shares the stage's program; its groups and pipeline
+// peers come from its own tables, and a rank with block times of its own
+// gets a copy of the program with them.
+TEST(BuildSimulation, RanksOfAStageShareTheirProgram) {
+  ExperimentPoint point;
+  point.experiment = "e";
+  ir::Program prog = pipeline(); // rank = tp + 2 pp + 4 dp
+  llvm::Expected<Simulation> sim = buildSimulation(prog, point);
+  ASSERT_TRUE(bool(sim)) << llvm::toString(sim.takeError());
+  const std::vector<trace::RankGraph> &w = sim->workload.ranks;
+  EXPECT_EQ(w[0].body, w[5].body); // stage 0
+  EXPECT_EQ(w[2].body, w[7].body); // stage 1
+  EXPECT_NE(w[0].body, w[2].body);
+  const trace::TraceNode &send = w[5].nodes()[1], &recv = w[7].nodes()[1];
+  EXPECT_EQ(w[5].src(send), 5);
+  EXPECT_EQ(w[5].dst(send), 7);
+  EXPECT_EQ(w[7].src(recv), 5);
+  EXPECT_EQ(w[7].dst(recv), 7);
+  auto dpGroup = [&](int r) { return w[size_t(r)].group(w[size_t(r)].nodes()[2]); };
+  EXPECT_EQ(dpGroup(0), dpGroup(4));
+  EXPECT_NE(dpGroup(0), dpGroup(1));
+  EXPECT_NE(dpGroup(0), dpGroup(2));
+
+  RankBlockTimes own{{4, {{BlockKey{0, false, 0}, 1e-3}}}};
+  llvm::Expected<Simulation> faulted = buildSimulation(prog, point, nullptr, &own);
+  ASSERT_TRUE(bool(faulted)) << llvm::toString(faulted.takeError());
+  const std::vector<trace::RankGraph> &f = faulted->workload.ranks;
+  EXPECT_NE(f[4].body, f[0].body);
+  EXPECT_EQ(f[0].body, f[1].body);
+  EXPECT_EQ(f[4].nodes()[0].rapidTimeNs, 1000000);
+  EXPECT_EQ(f[0].nodes()[0].rapidTimeNs, 1);
 }
 
 } // namespace

@@ -21,8 +21,10 @@ struct Simulation {
 };
 
 /// Every rank's graph, built from the same fields the emitter writes as
-/// Chakra nodes (emit::traceNode), so a simulated point and its emitted
-/// traces run identically.
+/// Chakra nodes (emit::programNode, a compact set's form), so a simulated
+/// point and its emitted traces run identically. The ranks of a stage share
+/// its program; each reads its groups and pipeline peers through its own
+/// tables (trace::RankGraph).
 /// With `active`, only those ranks (ascending) get their graphs; the others
 /// are empty (hierarchical mode's replica reduction, Symmetry.h).
 /// With `blockTimes`, a layer block of a rank listed there takes the rank's
