@@ -282,6 +282,8 @@ AttentionCost flashAttention(const GpuSpec &g, const AttentionShape &s, Pass pas
   }
   c.blockQ = w.b.q;
   c.blockKv = w.b.kv;
+  c.ctasPerSm = w.b.ctasPerSm;
+  c.imbalance = stretch;
   c.activeBlocks = w.active;
   c.totalBlocks = w.total;
   c.terms = terms;

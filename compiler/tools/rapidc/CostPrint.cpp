@@ -121,6 +121,8 @@ void printAttention(const std::string &q, const GpuSpec &g, const AttentionQuery
         j.attribute("block_kv", c.blockKv);
         j.attribute("active_blocks", c.activeBlocks);
         j.attribute("total_blocks", c.totalBlocks);
+        j.attribute("ctas_per_sm", c.ctasPerSm);
+        writeNumber(j, "grid_imbalance", c.imbalance, kSix);
         termsJson(j, c.terms);
         return;
       }
@@ -136,6 +138,8 @@ void printAttention(const std::string &q, const GpuSpec &g, const AttentionQuery
   if (a.flash) {
     os << fmt::format("blocks    {}x{} (query x key), {} of {} per head computed\n", c.blockQ, c.blockKv,
                       c.activeBlocks, c.totalBlocks);
+    os << fmt::format("grid      {} CTA{} an SM, {:.3f}x an even spread of the blocks\n", c.ctasPerSm,
+                      c.ctasPerSm == 1 ? "" : "s", c.imbalance);
     printTermsText(c.terms, os);
     return;
   }

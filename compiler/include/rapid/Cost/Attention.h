@@ -35,6 +35,11 @@ struct AttentionCost : KernelCost {
   /// blocks above the diagonal).
   int64_t blockQ = 0, blockKv = 0;
   int64_t activeBlocks = 0, totalBlocks = 0;
+  /// CTAs resident on an SM at once, and how much longer than an even
+  /// spread of the blocks over the SMs the grid takes (its waves and, under
+  /// a causal mask, its tail of long CTAs).
+  int64_t ctasPerSm = 1;
+  double imbalance = 1;
   Terms terms;
   /// Naive attention: the score GEMM, the softmax and the output GEMM (for
   /// the backward pass, the sums of the corresponding backward kernels).
