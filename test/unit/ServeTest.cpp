@@ -169,6 +169,25 @@ TEST(Serve, APrefixCachedByTheFirstRequestIsSkippedByTheNext) {
   EXPECT_DOUBLE_EQ(r2.prefixHitRate, 0);
 }
 
+// Two prefixes: a request hits only the replica's cache of its own. The
+// second request begins with the other prefix and computes all of it; the
+// third, with the first's, starts from the first's blocks.
+TEST(Serve, EachPrefixIsCachedOnItsOwn) {
+  Recorder rec;
+  Engine e = engine(ServeScheduler::Chunked);
+  e.sharedPrefix = 40;
+  e.prefixes = 2;
+  Request a{0, 0, 100, 3}, b{1, 0.015, 100, 3}, c{2, 0.045, 100, 3};
+  b.prefix = 1;
+  Result r = run({a, b, c}, e, rec);
+  std::vector<std::pair<int64_t, int64_t>> chunks; // (q, context) in order
+  for (const StepShape &s : rec.shapes)
+    for (const Chunk &ch : s.prefill) chunks.emplace_back(ch.q, ch.context);
+  std::vector<std::pair<int64_t, int64_t>> want{{100, 0}, {100, 0}, {68, 32}}; // a, b (uncached), c
+  EXPECT_EQ(chunks, want);
+  EXPECT_DOUBLE_EQ(r.prefixHitRate, 32.0 / 300.0);
+}
+
 // A prompt cached whole still computes its last token: 32 tokens, 2 blocks,
 // the hit is one block.
 TEST(Serve, AWhollyCachedPromptStillComputesItsLastBlock) {

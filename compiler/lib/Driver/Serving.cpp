@@ -185,6 +185,7 @@ llvm::Expected<RunResult> runServing(const ExperimentPoint &point) {
   e.swapBlocks = int64_t(s.swapSpace.value() / kv.blockBytes);
   e.concurrency = s.concurrency;
   e.sharedPrefix = s.sharedPrefix;
+  e.prefixes = s.prefixes;
   e.prefixCaching = s.prefixCaching;
   e.requestOverhead = point.stack.requestOverhead.value();
   e.sharedFrontend = point.stack.frontend == Frontend::Shared;

@@ -7,10 +7,10 @@
 // the budget's rest to prompt chunks. When a decode finds no free block,
 // the latest-admitted request not in the step is preempted: its blocks go
 // to host memory (swap, while there is room) or are dropped (recompute), and
-// it returns to the head of the queue. With a shared prefix and prefix
-// caching, the first request to compute the prefix leaves its full blocks to
-// the replica for good, and requests admitted afterwards start from them
-// (vLLM's automatic prefix caching; docs/serving.md).
+// it returns to the head of the queue. With shared prefixes and prefix
+// caching, the first request to compute a prefix leaves its full blocks to
+// the replica for good, and requests with that prefix admitted afterwards
+// start from them (vLLM's automatic prefix caching; docs/serving.md).
 //===----------------------------------------------------------------------===//
 #include "Batcher.h"
 
@@ -38,13 +38,19 @@ int64_t Batcher::cacheable(int64_t i) const {
   return std::min(e.sharedPrefix, reqs[size_t(i)].prompt) / e.blockSize * e.blockSize;
 }
 
+int64_t Batcher::cachedPrefix(const Replica &rep, int64_t i) const {
+  size_t p = size_t(reqs[size_t(i)].prefix);
+  return p < rep.prefixTokens.size() ? rep.prefixTokens[p] : 0;
+}
+
 void Batcher::cachePrefix(Replica &rep, int64_t i) {
   Live &l = live[size_t(i)];
   int64_t tokens = cacheable(i);
-  if (rep.prefixTokens > 0 || l.sharedBlocks > 0 || tokens == 0 || l.computed < tokens) return;
+  if (cachedPrefix(rep, i) > 0 || l.sharedBlocks > 0 || tokens == 0 || l.computed < tokens) return;
   l.sharedBlocks = tokens / e.blockSize; // its blocks, now the replica's: usedBlocks is unchanged
   l.blocks -= l.sharedBlocks;
-  rep.prefixTokens = tokens;
+  rep.prefixTokens.resize(size_t(std::max<int64_t>(e.prefixes, 1)), 0);
+  rep.prefixTokens[size_t(reqs[size_t(i)].prefix)] = tokens;
 }
 
 /// A request starting from scratch takes what the replica's cache holds of
@@ -54,7 +60,7 @@ void Batcher::admitFromCache(Replica &rep, int64_t i) {
   Live &l = live[size_t(i)];
   if (l.computed > 0) return; // swapped in: its cache came back
   admittedPrompt += reqs[size_t(i)].prompt;
-  int64_t hit = std::min(rep.prefixTokens, cacheable(i));
+  int64_t hit = std::min(cachedPrefix(rep, i), cacheable(i));
   hit = std::min(hit, (reqs[size_t(i)].prompt - 1) / e.blockSize * e.blockSize);
   if (hit <= 0) return;
   l.computed = hit;

@@ -49,7 +49,9 @@ struct Replica {
   std::vector<Flight> flights;
   double stageFree = 0;
   int64_t usedBlocks = 0, hostBlocks = 0;
-  int64_t prefixTokens = 0; ///< the shared prefix's tokens in its cached blocks (kept in usedBlocks for good)
+  /// Per shared prefix, its tokens in the replica's cached blocks (kept in
+  /// usedBlocks for good); empty until the first is cached.
+  std::vector<int64_t> prefixTokens;
   double blockSeconds = 0, since = 0; ///< blocks in use x time until `since`, for the mean occupancy
 };
 
@@ -64,7 +66,8 @@ public:
   /// Frees request `i`'s blocks (it finished).
   void release(Replica &rep, int64_t i);
   /// Once request `i` has computed its shared prefix and the replica caches
-  /// none yet, its full prefix blocks become the replica's cache.
+  /// none of that prefix yet, its full prefix blocks become the replica's
+  /// cache of it.
   void cachePrefix(Replica &rep, int64_t i);
   double prefixHitRate() const { return admittedPrompt ? double(hitTokens) / double(admittedPrompt) : 0; }
   int64_t blocksFor(int64_t tokens) const { return (tokens + e.blockSize - 1) / e.blockSize; }
@@ -81,6 +84,8 @@ private:
   int64_t need(int64_t i) const { return live[size_t(i)].context - live[size_t(i)].computed; }
   /// Tokens of request i's prompt in full blocks of the shared prefix: what a cache can hold of it.
   int64_t cacheable(int64_t i) const;
+  /// What replica `rep` holds cached of request i's prefix, in tokens.
+  int64_t cachedPrefix(const Replica &rep, int64_t i) const;
   void admitFromCache(Replica &rep, int64_t i);
   void decodeRunning(Replica &rep, int64_t &budget);
   void prefill(Replica &rep, int64_t &budget, bool whole);

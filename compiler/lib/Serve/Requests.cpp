@@ -142,8 +142,20 @@ llvm::Expected<std::vector<Request>> readTrace(const std::string &path, int64_t 
   return TraceReader(path, limit).read();
 }
 
+/// Which shared prefix each request begins with: uniform, from a generator
+/// of its own, so that one prefix leaves every other draw as it was.
+static void drawPrefixes(const ServingSpec &s, std::vector<Request> &reqs) {
+  if (s.prefixes <= 1) return;
+  Random rng(uint64_t(s.seed) ^ 0x5052454649584553ull); // "PREFIXES"
+  for (Request &r : reqs) r.prefix = std::min(s.prefixes - 1, int64_t(rng.uniform() * double(s.prefixes)));
+}
+
 llvm::Expected<std::vector<Request>> makeRequests(const ServingSpec &s) {
-  if (!s.trace.empty()) return readTrace(s.trace, s.requests);
+  if (!s.trace.empty()) {
+    llvm::Expected<std::vector<Request>> reqs = readTrace(s.trace, s.requests);
+    if (reqs) drawPrefixes(s, *reqs);
+    return reqs;
+  }
   Random rng(uint64_t(s.seed));
   std::vector<Request> out;
   double t = 0;
@@ -156,6 +168,7 @@ llvm::Expected<std::vector<Request>> makeRequests(const ServingSpec &s) {
     r.output = tokens(s.output, rng);
     out.push_back(r);
   }
+  drawPrefixes(s, out);
   return out;
 }
 

@@ -25,6 +25,7 @@ struct Request {
   int64_t id = 0;
   double arrival = 0; ///< seconds from the start of the run
   int64_t prompt = 1, output = 1;
+  int64_t prefix = 0; ///< which of the shared prefixes its prompt begins with
 };
 
 /// The requests of a `serving` section: drawn from its rate and length
@@ -62,7 +63,8 @@ struct Engine {
   ServePreemption preemption = ServePreemption::Recompute;
   int64_t swapBlocks = 0;      ///< host memory for swapped blocks, per replica
   int64_t concurrency = 0;     ///< 0: open loop
-  int64_t sharedPrefix = 0;    ///< tokens every prompt begins with
+  int64_t sharedPrefix = 0;    ///< tokens every prompt begins with (one of `prefixes` distinct ones)
+  int64_t prefixes = 1;
   bool prefixCaching = true;   ///< the shared prefix's full blocks are kept and reused
   double requestOverhead = 0;  ///< seconds a request spends in the front end before the scheduler sees it
   /// The front end shares the engine's process (vLLM before 0.6): it takes
