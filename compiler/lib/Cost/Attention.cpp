@@ -40,6 +40,8 @@ constexpr int64_t kRowsPerWarp = 16;
 /// FlashAttention-2's forward runs 4 warps a CTA [FA2 §3.3], each thread
 /// with up to 255 registers: two CTAs share an SM's 64K registers.
 constexpr int64_t kFlash2FwdWarps = 4, kFlash2FwdCtasPerSm = 2;
+/// The share of a CTA's registers FlashAttention-2 gives its accumulators.
+constexpr double kFlash2AccumulatorShare = 0.75;
 
 struct Blocks {
   int64_t q = 0, kv = 0;
@@ -73,7 +75,7 @@ Blocks fitBlocks(const GpuSpec &g, const AttentionShape &s, Pass pass, int64_t c
 /// run one CTA per SM, accumulators in half the register file.
 Blocks chooseBlocks(const GpuSpec &g, const AttentionShape &s, Pass pass) {
   if (s.kernel == AttentionKernel::Flash2 && pass == Pass::Forward) {
-    Blocks b = fitBlocks(g, s, pass, kFlash2FwdCtasPerSm, 0.75 / double(kFlash2FwdCtasPerSm));
+    Blocks b = fitBlocks(g, s, pass, kFlash2FwdCtasPerSm, kFlash2AccumulatorShare / double(kFlash2FwdCtasPerSm));
     if (b.q != 0) {
       b.warps = kFlash2FwdWarps;
       return b;

@@ -56,6 +56,13 @@ using namespace ChakraProtoMsg;
 
 namespace {
 
+/// A group's network dimensions as the runtime's bit mask (bit d: dimension d).
+uint32_t involvedBits(const Groups::Entry &g) {
+  uint32_t bits = 0;
+  for (size_t d = 0; d < g.involved.size() && d < 32; ++d) bits |= uint32_t(g.involved[d]) << d;
+  return bits;
+}
+
 CollectiveCommType commType(ir::OpKind k) {
   switch (k) {
   case ir::OpKind::AllReduce: return ALL_REDUCE;
@@ -97,8 +104,7 @@ trace::TraceNode traceNode(const ir::Op &op, size_t idx, int64_t rank, const Ran
     t.rapidTimeNs = std::max<int64_t>(1, std::llround(op.time.value() * 1e9));
   const Groups::Entry &g = groups.of(rank, op.group);
   t.pgName = uint32_t(g.id);
-  t.involvedDims = 0;
-  for (size_t d = 0; d < g.involved.size() && d < 32; ++d) t.involvedDims |= uint32_t(g.involved[d]) << d;
+  t.involvedDims = involvedBits(g);
   return t;
 }
 
@@ -118,10 +124,8 @@ void fillRankTables(trace::RankGraph &rg, int64_t rank, int64_t stages, const Ra
   rg.shared = true;
   for (ir::Group k : groups.kindsOfStage(layout.coord(rank, ir::Group::PP))) {
     const Groups::Entry &e = groups.of(rank, k);
-    uint32_t bits = 0;
-    for (size_t d = 0; d < e.involved.size() && d < 32; ++d) bits |= uint32_t(e.involved[d]) << d;
     rg.groupOfSlot.push_back(uint32_t(e.id));
-    rg.involvedOfSlot.push_back(bits);
+    rg.involvedOfSlot.push_back(involvedBits(e));
   }
   for (int64_t s = 0; s < stages; ++s) rg.rankOfStage.push_back(layout.with(rank, ir::Group::PP, s));
 }

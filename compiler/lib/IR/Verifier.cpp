@@ -1,11 +1,11 @@
 //===- Verifier.cpp -------------------------------------------------------===//
 #include "rapid/IR/Verifier.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
-#include <algorithm>
-#include <vector>
 #include <tuple>
+#include <vector>
 
 namespace rapid::ir {
 
@@ -34,17 +34,13 @@ std::string verify(const Program &p) {
   }
   std::sort(sends.begin(), sends.end());
   std::sort(recvs.begin(), recvs.end());
-  // The smallest key whose sends and receives differ in number.
-  for (size_t i = 0, j = 0; i < sends.size() || j < recvs.size();) {
-    auto key = j == recvs.size() || (i < sends.size() && sends[i] < recvs[j]) ? sends[i] : recvs[j];
-    size_t a = 0, b = 0;
-    for (; i < sends.size() && sends[i] == key; ++i) ++a;
-    for (; j < recvs.size() && recvs[j] == key; ++j) ++b;
-    if (a != b)
-      return fmt::format("send/recv from stage {} to stage {} with tag {} do not pair", std::get<0>(key),
-                         std::get<1>(key), std::get<2>(key));
-  }
-  return "";
+  // Where the sorted lists first differ, the smaller of the two keys is the
+  // smallest whose sends and receives differ in number.
+  auto [s, r] = std::mismatch(sends.begin(), sends.end(), recvs.begin(), recvs.end());
+  if (s == sends.end() && r == recvs.end()) return "";
+  const auto &key = r == recvs.end() || (s != sends.end() && *s < *r) ? *s : *r;
+  return fmt::format("send/recv from stage {} to stage {} with tag {} do not pair", std::get<0>(key),
+                     std::get<1>(key), std::get<2>(key));
 }
 
 } // namespace rapid::ir

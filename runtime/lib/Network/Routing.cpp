@@ -60,7 +60,7 @@ llvm::Expected<Route> Router::route(int src, int dst) {
   uint64_t key = uint64_t(src) << 32 | uint32_t(dst);
   if (auto it = cache_.find(key); it != cache_.end()) {
     Route r{it->second.first, it->second.second};
-    if (size_t(src) < last_.size()) last_[size_t(src)] = {dst, r};
+    last_[size_t(src)] = {dst, r};
     return r;
   }
   dimensionOrderNodes(src, dst, scratchNodes_);
@@ -79,7 +79,7 @@ llvm::Expected<Route> Router::route(int src, int dst) {
   flat_.insert(flat_.end(), scratchLinks_.begin(), scratchLinks_.end());
   cache_[key] = {offset, uint32_t(scratchLinks_.size())};
   Route r{offset, uint32_t(scratchLinks_.size())};
-  if (size_t(src) < last_.size()) last_[size_t(src)] = {dst, r};
+  last_[size_t(src)] = {dst, r};
   return r;
 }
 

@@ -31,9 +31,9 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <map>
-#include <tuple>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 namespace rapid::engine {

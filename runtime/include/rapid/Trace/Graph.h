@@ -112,6 +112,8 @@ struct RankGraph {
 class GraphBuilder {
 public:
   GraphBuilder(std::string file, int rank, bool lenient = false);
+  GraphBuilder(const GraphBuilder &) = delete; // `b` refers into its own graph
+  GraphBuilder &operator=(const GraphBuilder &) = delete;
   /// Decodes one protobuf node (attribute types checked here).
   llvm::Error add(const ChakraProtoMsg::Node &node);
   /// Adds a node decoded already (rapidc's in-process run builds them
