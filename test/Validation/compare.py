@@ -23,6 +23,10 @@ compare.py KIND CSV MAX_MEDIAN MAX_WORST
        compares achieved teraFLOP/s per GPU, the paper's Eq. 3 FLOPs,
        96 B s l h^2 (1 + s/6h + V/16lh) with s 2048 and V 51,200, over the
        predicted step_time_s and the row's GPUs.
+  KIND uci: the SUCCESS rows of uci_4xa100_llama2_7b_training.csv against
+       <variant>_tp<t>_pp<p>_cp<c>_dp<d> of
+       examples/validation/uci_llama2_training.rapid (ddp_tp1_pp1_cp1_dp4 ...);
+       compares step_s with step_time_s.
 Prints one line per row and the median and worst absolute relative error;
 fails when either is above its bound (fractions, e.g. 0.25) or a row has no
 prediction."""
@@ -49,6 +53,8 @@ for line in sys.stdin:
         predicted[(mb, "bwd")] = b["layer_backward_s"] * 1e3
     elif kind == "megatron1" and "step_time_s" in o:
         predicted[(o["experiment"], "")] = (o["step_time_s"], o["gpus"])
+    elif kind == "uci" and "step_time_s" in o:
+        predicted[(o["experiment"], "")] = o["step_time_s"]
     elif kind == "llama2" and "total_s" in o:
         predicted[(o["experiment"], "")] = o["total_s"]
     elif kind == "vllm" and "serving" in o:
@@ -77,6 +83,10 @@ def rows():
                 yield f"{name} {part}", (name, part), float(row[column]) * scale, "s"
         elif kind == "megatron1":
             yield megatron_name(row), (megatron_name(row), ""), float(row["tflops_per_gpu"]), "TFLOP/s"
+        elif kind == "uci":
+            if row["status"] == "SUCCESS":
+                name = f"{row['variant'].lower()}_tp{row['tp']}_pp{row['pp']}_cp{row['cp']}_dp{row['dp']}"
+                yield name, (name, ""), float(row["step_s"]), "s"
         elif kind == "korthikanti":
             key, measured = (row["model"], row["recompute"]), float(row["iteration_s"])
             yield f"{row['model']} {row['recompute']}{' + SP' if row['sequence_parallel'] == 'true' else ''}", key, measured, "s"

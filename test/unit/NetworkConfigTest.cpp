@@ -38,6 +38,7 @@ TEST(NetworkJson, WriteThenReadGivesTheSameSpec) {
     full.leafSize = 4;
     full.oversubscription = 1.5;
     full.packet = Bytes(4096);
+    full.sameNode = true;
     NetworkSpec spec{{plain, full}};
     std::string text = writeNetworkJson(spec);
     EXPECT_EQ(parsed(text), spec) << text;

@@ -1,5 +1,6 @@
 //===- RuntimeTest.cpp - Unit tests for the runtime simulator -------------===//
 
+#include "rapid/Collectives/GroupGrid.h"
 #include "rapid/Collectives/Plan.h"
 #include "rapid/Engine/Simulator.h"
 #include "rapid/Engine/EventQueue.h"
@@ -454,4 +455,20 @@ TEST(RankGraph, SharedProgramReadsPlaceholdersThroughEachRanksTables) {
   own.own().nodes = {coll};
   EXPECT_EQ(own.group(own.nodes()[0]), 2u);
   EXPECT_EQ(own.involved(own.nodes()[0]), 7u);
+}
+
+/// Dimensions lie in one node when each after the first says same_node; the
+/// two axes of one dimension (a torus) are that dimension's own phases.
+TEST(GroupGrid, WithinOneNode) {
+  net::NetworkSpec spec;
+  spec.dims.resize(3);
+  spec.dims[1].sameNode = true;
+  EXPECT_TRUE(coll::withinOneNode(spec, {0, 1}));
+  EXPECT_TRUE(coll::withinOneNode(spec, {1, 0, 1}));
+  EXPECT_FALSE(coll::withinOneNode(spec, {0, 2})); // dimension 2 starts a node of its own
+  EXPECT_FALSE(coll::withinOneNode(spec, {1, 2}));
+  EXPECT_FALSE(coll::withinOneNode(spec, {0, 0})); // one dimension's axes
+  EXPECT_FALSE(coll::withinOneNode(spec, {}));
+  spec.dims[2].sameNode = true;
+  EXPECT_TRUE(coll::withinOneNode(spec, {0, 2}));
 }

@@ -165,14 +165,19 @@ namespace {
 
 /// Which ops of `g` are gradient buckets: data-parallel collectives after a
 /// backward block's op or after another bucket (a hybrid shard's all-reduce
-/// after its reduce-scatter).
-std::vector<uint8_t> buckets(const ir::Graph &g) {
+/// after its reduce-scatter). With `lastOnly`, the last microbatch's only:
+/// ZeRO-2/3 reduce every microbatch's gradients, each as the last one's do,
+/// so the tail probe runs the last microbatch's and its delays stand for
+/// every microbatch's (tailMicros).
+std::vector<uint8_t> buckets(const ir::Graph &g, bool lastOnly) {
+  int32_t lastMicro = 0;
+  for (const Op &op : g.ops) lastMicro = std::max(lastMicro, op.micro);
   std::vector<uint8_t> out(g.ops.size(), 0);
   for (size_t i = 0; i < g.ops.size(); ++i)
     if (isDataParallel(g.ops[i]))
       for (uint32_t d : g.ops[i].deps) {
         std::optional<BlockKey> k = blockOf(g.ops[d]);
-        if (out[d] || (k && k->backward)) out[i] = 1;
+        if (out[d] || (k && k->backward && (!lastOnly || g.ops[d].micro == lastMicro))) out[i] = 1;
       }
   return out;
 }
@@ -182,7 +187,7 @@ std::vector<uint8_t> buckets(const ir::Graph &g) {
 std::vector<std::set<int32_t>> tailMicros(const ir::Program &prog) {
   std::vector<std::set<int32_t>> out(prog.stages.size());
   for (const ir::Graph &g : prog.stages) {
-    std::vector<uint8_t> b = buckets(g);
+    std::vector<uint8_t> b = buckets(g, /*lastOnly=*/false);
     for (size_t i = 0; i < g.ops.size(); ++i)
       if (b[i])
         for (uint32_t d : g.ops[i].deps)
@@ -195,7 +200,7 @@ ir::Program tailProbeProgram(const ir::Program &prog, size_t maxLayers, const La
   ir::Program probe = emptyStages(prog);
   for (const ir::Graph &g : prog.stages) {
     ir::Graph &out = probe.stages[g.stage];
-    std::vector<uint8_t> b = buckets(g);
+    std::vector<uint8_t> b = buckets(g, /*lastOnly=*/true);
     std::vector<uint32_t> newIdx(g.ops.size(), UINT32_MAX);
     std::map<BlockKey, uint32_t> lastOf; // microbatch 0's blocks: their last op in the probe
     // Layers in the order the backward runs them: a model chunk's descend

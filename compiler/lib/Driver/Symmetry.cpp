@@ -29,6 +29,7 @@
 
 #include "Hierarchical.h"
 #include "rapid/IR/RankLayout.h"
+#include "rapid/Collectives/GroupGrid.h"
 #include "rapid/Network/Routing.h"
 
 #include <algorithm>
@@ -53,7 +54,7 @@ bool portPrivate(const net::DimSpec &d) {
 /// The network seen as lines: which ranks a line holds and whose ports are private.
 class Lines {
 public:
-  Lines(const net::NetworkSpec &net, int64_t ranks) : ranks(ranks) {
+  Lines(const net::NetworkSpec &net, int64_t ranks) : ranks(ranks), net(net) {
     int64_t stride = 1;
     for (const net::DimSpec &d : net.dims) {
       dims.push_back({stride, int64_t(d.size()), portPrivate(d), d.shape});
@@ -83,6 +84,7 @@ public:
   /// on the network's axes: the runtime then runs their collectives one
   /// phase per axis (coll::groupGrid), each phase's routes in one dimension.
   bool grid(const std::vector<int64_t> &members) const {
+    if (coll::withinOneNode(net, crossed(members))) return false; // one ring over the node (same_node)
     int64_t cells = 1;
     for (const Dim &d : dims) {
       int64_t axisStride = 1;
@@ -126,6 +128,7 @@ private:
   }
   std::vector<Dim> dims;
   int64_t ranks;
+  const net::NetworkSpec &net;
 };
 
 bool inBlock(const ir::Op &op) { return blockOf(op).has_value(); }

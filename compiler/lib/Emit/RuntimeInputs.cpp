@@ -22,6 +22,7 @@ net::NetworkSpec networkSpec(const ExperimentPoint &p) {
     ds.podOversubscription = d.podOversubscription;
     ds.podTrunk = d.podTrunk * p.gpu.calibrationNetwork;
     ds.packet = d.packet;
+    ds.sameNode = d.sameNode;
     spec.dims.push_back(std::move(ds));
   }
   return spec;

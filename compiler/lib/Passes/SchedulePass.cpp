@@ -73,7 +73,7 @@ public:
     for (const Unit &u : units) {
       c.micro = int32_t(u.micro);
       if (u.forward) forward(u);
-      else backward(u, --backwardsLeft[u.chunk] == 0);
+      else backward(u, --backwardsLeft[u.chunk] == 0 || shardedGrads());
     }
     step();
   }
@@ -117,7 +117,9 @@ private:
     }
   }
 
-  void backward(const Unit &u, bool lastOfChunk) {
+  /// `reduce`: this unit's gradients are final (its chunk's last microbatch)
+  /// or, with sharded gradients, reduced every microbatch.
+  void backward(const Unit &u, bool reduce) {
     c.phase = Phase::Backward;
     if (!last(u.chunk)) {
       int64_t from = (stage + 1) % L.pp;
@@ -130,23 +132,24 @@ private:
     if (last(u.chunk)) {
       headBackward(c, sh);
       bool ownHead = !(sh.model.tiedEmbeddings && L.pp == 1); // else its gradient is the embedding's
-      if (lastOfChunk && ownHead) reduceGrads(double(sh.model.vocab) * sh.model.hidden / sh.t());
+      if (reduce && ownHead) reduceGrads(double(sh.model.vocab) * sh.model.hidden / sh.t());
     }
     for (int64_t e = sh.layerBegin(u.chunk, stage), l = sh.layerEnd(u.chunk, stage); l-- > e;) {
       gatherParams(l);
       c.phase = Phase::Backward;
       asBlock(u) ? layerBlock(l) : layerBackward(c, sh, l);
-      if (lastOfChunk) reduceGrads(sh.layerParams(l));
+      if (reduce) reduceGrads(sh.layerParams(l));
     }
     if (first(u.chunk)) {
       embeddingBackward(c, sh);
-      if (lastOfChunk)
+      if (reduce)
         reduceGrads(double(sh.model.vocab) * sh.model.hidden / sh.t() + sh.embeddingSideParams(), /*flush=*/false);
     } else {
       c.layer = -1;
       int64_t to = stage == 0 ? L.pp - 1 : stage - 1, toChunk = stage == 0 ? u.chunk - 1 : u.chunk;
       c.addDetached(p2p(OpKind::Send, "pp.send.grad", to, tag(1, u.micro, to, toChunk)), {c.last()});
     }
+    if (shardedGrads()) flushBucket(); // nothing may wait for the next microbatch: it would need the whole gradient
   }
 
   /// ir::Program::layerBlocks: microbatch 0 is lowered whole, the others
@@ -169,6 +172,13 @@ private:
   bool hybrid() const { return L.shard < L.dp; }
   int64_t shards() const { return L.shard * L.cp; }
   Group shardGroup() const { return hybrid() ? Group::Shard : replicaGroup(); }
+
+  /// ZeRO-2/3 and FSDP keep only the rank's shard of the gradients, so each
+  /// microbatch's backward reduce-scatters its own (DeepSpeed: "gradient
+  /// reduction is required after every backward because of gradient
+  /// partitioning", deepspeedai/DeepSpeed#2252; PyTorch FSDP outside
+  /// no_sync); ZeRO-0/1 accumulate whole gradients and reduce once.
+  bool shardedGrads() const { return sh.zero >= 2 && shards() > 1; }
 
   /// ZeRO-3 / FSDP: each layer's parameters are gathered before use.
   void gatherParams(int64_t layer) {

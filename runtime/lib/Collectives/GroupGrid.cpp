@@ -6,6 +6,15 @@
 
 namespace rapid::coll {
 
+bool withinOneNode(const net::NetworkSpec &spec, const std::vector<int> &dims) {
+  if (dims.empty()) return false;
+  int lo = *std::min_element(dims.begin(), dims.end()), hi = *std::max_element(dims.begin(), dims.end());
+  if (lo == hi) return false; // the axes of one dimension (a torus): its own phases
+  for (int d = lo + 1; d <= hi; ++d)
+    if (!spec.dims[d].sameNode) return false;
+  return true;
+}
+
 std::optional<GroupGrid> groupGrid(const std::vector<int> &members, const net::Topology &topo) {
   GroupGrid g;
   std::vector<std::vector<int>> values; // per axis: the coordinates members take, sorted
@@ -28,6 +37,9 @@ std::optional<GroupGrid> groupGrid(const std::vector<int> &members, const net::T
     }
   }
   if (g.axes.size() < 2) return std::nullopt;
+  std::vector<int> spanned;
+  for (const GroupGrid::Axis &a : g.axes) spanned.push_back(a.dim);
+  if (withinOneNode(topo.spec(), spanned)) return std::nullopt; // NCCL's ring over the node
   int64_t cells = 1;
   for (GroupGrid::Axis &a : g.axes) {
     a.stride = int(cells);

@@ -145,28 +145,43 @@ void Simulator::joinCollective(uint32_t r, uint32_t idx) {
   inst.node[member] = idx;
   if (++inst.membersJoined < inst.node.size())
     return;
-  fullInstances_.insert(id);
-  startFullInstances();
+  for (uint32_t m = 0; m < inst.node.size(); ++m)
+    memberQueue(inst, m).waiting.insert(id);
+  tryStartInstance(id);
 }
 
-/// Starts, in instance order, every full instance whose members all have a
-/// free comm slot.
-void Simulator::startFullInstances() {
-  for (auto it = fullInstances_.begin(); it != fullInstances_.end() && !error_;) {
-    const Instance &inst = instances_[*it];
-    bool free = true;
-    for (uint32_t m = 0; m < inst.node.size() && free; ++m) {
-      uint32_t rank = rankOf(inst, m);
-      free = queueOf(rank, w_.ranks[rank].nodes()[inst.node[m]]).busy <
-             laneLimit(Lane::Comm);
-    }
-    if (!free) {
-      ++it;
-      continue;
-    }
-    for (uint32_t m = 0; m < inst.node.size(); ++m)
-      issue(rankOf(inst, m), inst.node[m]);
-    it = fullInstances_.erase(it);
+Simulator::LaneQueue &Simulator::memberQueue(const Instance &inst, uint32_t member) {
+  uint32_t rank = rankOf(inst, member);
+  return queueOf(rank, w_.ranks[rank].nodes()[inst.node[member]]);
+}
+
+/// Starts the instance if every member has a free comm slot. A slot frees
+/// on one queue at a time, so each event tries only the new instance or the
+/// instances waiting on the freed queue, in instance order, until it is full
+/// again: the same instances start, in the same order, as a rescan of every
+/// waiting instance (which was quadratic when hundreds queue behind a busy
+/// stream: ZeRO-2's per-microbatch reduce-scatters).
+bool Simulator::tryStartInstance(uint32_t id) {
+  const Instance &inst = instances_[id];
+  for (uint32_t m = 0; m < inst.node.size(); ++m)
+    if (memberQueue(inst, m).busy >= laneLimit(Lane::Comm)) return false;
+  for (uint32_t m = 0; m < inst.node.size(); ++m)
+    memberQueue(inst, m).waiting.erase(id);
+  for (uint32_t m = 0; m < inst.node.size() && !error_; ++m)
+    issue(rankOf(inst, m), inst.node[m]);
+  return true;
+}
+
+/// A slot freed on q: its waiting instances, in instance order, while it has
+/// one. Looked up afresh each time: starting one may end others at once and
+/// change the set under an iterator.
+void Simulator::startWaiting(LaneQueue &q) {
+  for (uint32_t from = 0; !error_ && q.busy < laneLimit(Lane::Comm);) {
+    auto it = q.waiting.lower_bound(from);
+    if (it == q.waiting.end()) break;
+    uint32_t id = *it;
+    from = id + 1;
+    tryStartInstance(id);
   }
 }
 

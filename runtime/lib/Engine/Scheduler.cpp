@@ -187,8 +187,8 @@ void Simulator::complete(uint32_t r, uint32_t idx) {
       makeReady(r, c);
   }
   tryIssue(r);
-  if (laneOf(n) == Lane::Comm && !fullInstances_.empty())
-    startFullInstances();
+  if (laneOf(n) == Lane::Comm)
+    startWaiting(queueOf(r, n));
 }
 
 /// rapid_time_ns wins (our compiler's exact figure); then the roofline when

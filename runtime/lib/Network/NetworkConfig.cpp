@@ -143,7 +143,7 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
   };
   if (auto err = checkKeys(path, fmt::format("dimension {}", index), o,
                            {"name", "kind", "size", "shape", "bandwidth", "latency", "oversubscription", "leaf_size",
-                            "trunk", "pod_size", "pod_oversubscription", "pod_trunk", "packet"}))
+                            "trunk", "pod_size", "pod_oversubscription", "pod_trunk", "packet", "same_node"}))
     return err;
   auto kind = o.getString("kind");
   if (!kind || !parseDimKind(*kind, d.kind))
@@ -186,6 +186,14 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
   if (!packet)
     return bad(llvm::toString(packet.takeError()));
   d.packet = Bytes(*packet);
+  if (const llvm::json::Value *v = o.get("same_node")) {
+    std::optional<bool> b = v->getAsBoolean();
+    if (!b)
+      return bad("'same_node' is true or false");
+    if (*b && index == 0)
+      return bad("'same_node' joins a dimension to the node of the ones before it; dimension 0 has none");
+    d.sameNode = *b;
+  }
   if (auto err = setShape(path, index, extents, d))
     return err;
   if (auto err = parseFatTreeKeys(o, d))
@@ -269,6 +277,8 @@ std::string writeNetworkJson(const NetworkSpec &spec) {
           writeFatTreeKeys(j, d);
           if (d.packet.value() > 0)
             j.attribute("packet", formatNumber(d.packet.value()) + " B");
+          if (d.sameNode)
+            j.attribute("same_node", true);
         });
       }
     });

@@ -100,6 +100,9 @@ private:
   struct LaneQueue {
     std::vector<uint32_t> ready; ///< min-heap of node indices
     int busy = 0;
+    /// Comm queues: the instances whose members have all joined, waiting
+    /// for a slot here (and maybe elsewhere), in instance order.
+    std::set<uint32_t> waiting;
   };
 
   struct RankState {
@@ -209,7 +212,9 @@ private:
   uint32_t memberIndex(uint32_t r, const trace::TraceNode &n);
   void startCollective(uint32_t r, uint32_t idx);
   void startChunks(uint32_t inst, uint32_t member);
-  void startFullInstances();
+  LaneQueue &memberQueue(const Instance &inst, uint32_t member);
+  bool tryStartInstance(uint32_t id);
+  void startWaiting(LaneQueue &q);
   uint32_t findInstance(uint32_t r, const trace::TraceNode &n, uint32_t group);
   void createInstance(Instance &inst, uint32_t r, const trace::TraceNode &n);
   void setProtocol(Instance &inst, const trace::TraceNode &n) const;
@@ -261,7 +266,6 @@ private:
   std::vector<RankState> ranks_;
   std::vector<Instance> instances_;
   std::map<std::pair<CollKey, uint64_t>, uint32_t> instanceIndex_;
-  std::set<uint32_t> fullInstances_; ///< every member joined, not yet started
   std::map<uint32_t, std::vector<int32_t>> groupPos_; ///< group -> position per rank (-1)
   std::map<uint32_t, coll::GroupGrid> grids_;         ///< the groups that are grids
   std::vector<Message> messages_;

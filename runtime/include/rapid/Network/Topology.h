@@ -39,6 +39,9 @@ struct DimSpec {
   /// What a switch or router forwards whole: with cut-through switching, a
   /// hop adds one packet's serialisation. 0: forwarded bit by bit.
   Bytes packet{0};
+  /// Joins the GPUs of the node the dimensions before it make: a group
+  /// varying only within one node runs as one ring (NCCL's intra-node ring).
+  bool sameNode = false;
 
   int size() const;
   friend bool operator==(const DimSpec &, const DimSpec &) = default;
