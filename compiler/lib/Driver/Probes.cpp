@@ -70,10 +70,12 @@ llvm::Expected<Probe> runProbe(const ir::Program &prog, const ExperimentPoint &p
 }
 
 llvm::Expected<BlockTimes> cleanBlockTimes(const ir::Program &prog, const ExperimentPoint &point, bool reduce,
-                                           const Reduction &red, std::map<int, ir::Group> &kinds) {
+                                           const Reduction &red, std::map<int, ir::Group> &kinds,
+                                           engine::RankResult *rank0) {
   llvm::Expected<Probe> probe =
       runProbe(prog, point, reduce, nullptr, red.probe.empty() ? nullptr : &red.probe, kinds);
   if (!probe) return probe.takeError();
+  if (rank0 && !probe->res.ranks.empty()) *rank0 = probe->res.ranks.front();
   RankLayout layout(prog.layout);
   BlockTimes times = blockTimes(probe->prog, probe->res, layout);
   copyLayers(times, probe->copies, nullptr, layout);

@@ -37,9 +37,11 @@ llvm::Expected<Probe> runProbe(const ir::Program &prog, const ExperimentPoint &p
                                std::map<int, ir::Group> &kinds);
 
 /// Every stage's block times on a fault-free network, from the probe on the
-/// ranks `red` reduces it to.
+/// ranks `red` reduces it to; with `rank0`, rank 0's figures in the probe
+/// (what its blocks spent computing and waiting on each group).
 llvm::Expected<BlockTimes> cleanBlockTimes(const ir::Program &prog, const ExperimentPoint &point, bool reduce,
-                                           const Reduction &red, std::map<int, ir::Group> &kinds);
+                                           const Reduction &red, std::map<int, ir::Group> &kinds,
+                                           engine::RankResult *rank0 = nullptr);
 
 /// What every fault sample of a hierarchical point shares: the fault-free
 /// block times and the delays gradient buckets add to a tail's backward
@@ -47,6 +49,8 @@ llvm::Expected<BlockTimes> cleanBlockTimes(const ir::Program &prog, const Experi
 struct Clean {
   BlockTimes times;
   std::optional<BlockTimes> tail;
+  engine::RankResult probeRank0;           ///< rank 0 in the layer probe
+  std::map<int, ir::Group> probeKinds;     ///< the probe's communicator groups
 };
 
 /// The tail's delays (Hierarchical.h) on the fault-free network, against its

@@ -40,6 +40,25 @@ using run::simulate;
 using run::softFaultedLinks;
 using run::timeCollectives;
 
+/// What one simulation of a point gives besides its result: rank 0's first
+/// layer (training), what rank 0's communicator groups are, and how many
+/// ranks the main run simulated.
+struct PointSim {
+  /// Asked for: only the step time (a fault sample's); the result then
+  /// holds `totalNs` alone.
+  bool stepOnly = false;
+  /// Asked for: the ranks a timeline shows (null: every rank).
+  const std::vector<int64_t> *timelineRanks = nullptr;
+  std::pair<double, double> layer{0, 0};
+  std::map<int, ir::Group> kinds;
+  int64_t ranks = 0;
+  /// Hierarchical runs: rank 0 in the layer probe, whose blocks the
+  /// pipeline level runs as single ops (trainingFigures splits them), and
+  /// what the probe's communicator groups are.
+  std::optional<engine::RankResult> probeRank0;
+  std::map<int, ir::Group> probeKinds;
+};
+
 ExposedByGroup exposedByGroup(const engine::RankResult &r0, const std::map<int, ir::Group> &kinds) {
   ExposedByGroup out;
   for (auto [id, ns] : r0.exposedByGroupNs) {
@@ -61,13 +80,31 @@ ExposedByGroup exposedByGroup(const engine::RankResult &r0, const std::map<int, 
   return out;
 }
 
-void trainingFigures(RunResult &r, const engine::SimResult &sim, const std::map<int, ir::Group> &kinds,
-                     const ir::Program &prog, const ExperimentPoint &p) {
+/// A hierarchical run's pipeline level runs each layer block as one op, so
+/// rank 0's compute there holds the blocks' own TP, CP and EP waits: moved to
+/// those groups in the shares rank 0's blocks had in the layer probe.
+void splitBlocks(RunResult &r, const engine::RankResult &probe, const std::map<int, ir::Group> &kinds) {
+  double busy = double(probe.computeNs + probe.exposedCommNs) * 1e-9;
+  if (busy <= 0) return;
+  ExposedByGroup in = exposedByGroup(probe, kinds);
+  double compute = r.computeTime; // the blocks', with the few ops outside them (the optimizer step)
+  for (auto [share, to] : {std::pair{in.tp, &r.exposedByGroup.tp}, {in.cp, &r.exposedByGroup.cp},
+                           {in.ep, &r.exposedByGroup.ep}}) {
+    double moved = compute * share / busy;
+    *to += moved;
+    r.computeTime -= moved;
+    r.exposedComm += moved;
+  }
+}
+
+void trainingFigures(RunResult &r, const engine::SimResult &sim, const PointSim &ps, const ir::Program &prog,
+                     const ExperimentPoint &p) {
   r.stepTime = double(sim.totalNs) * 1e-9;
   const engine::RankResult &r0 = sim.ranks.front();
   r.computeTime = double(r0.computeNs) * 1e-9;
   r.exposedComm = double(r0.exposedCommNs) * 1e-9;
-  r.exposedByGroup = exposedByGroup(r0, kinds);
+  r.exposedByGroup = exposedByGroup(r0, ps.kinds);
+  if (ps.probeRank0) splitBlocks(r, *ps.probeRank0, ps.probeKinds);
   r.bubble = double(r0.peerWaitNs) * 1e-9;
   r.idle = double(r0.idleNs) * 1e-9;
   const GpuSpec &gpu = p.gpu;
@@ -122,20 +159,6 @@ constexpr double kFlattenedLimit = 2e5;
 
 namespace {
 
-/// What one simulation of a point gives besides its result: rank 0's first
-/// layer (training), what rank 0's communicator groups are, and how many
-/// ranks the main run simulated.
-struct PointSim {
-  /// Asked for: only the step time (a fault sample's); the result then
-  /// holds `totalNs` alone.
-  bool stepOnly = false;
-  /// Asked for: the ranks a timeline shows (null: every rank).
-  const std::vector<int64_t> *timelineRanks = nullptr;
-  std::pair<double, double> layer{0, 0};
-  std::map<int, ir::Group> kinds;
-  int64_t ranks = 0;
-};
-
 /// One simulation of the point, in the chosen mode, under `extra` faults.
 /// Hierarchical runs simulate the ranks that stand for all the others
 /// (`reduce`) where that is exact (Symmetry.h). Under faults the pipeline
@@ -179,15 +202,22 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
   if (everyRank) {
     llvm::Expected<Probe> probe = runProbe(prog, point, reduce, &extra, nullptr, out.kinds);
     if (!probe) return probe.takeError();
+    if (!probe->res.ranks.empty()) out.probeRank0 = probe->res.ranks.front();
+    out.probeKinds = out.kinds;
     times = run::blockTimes(probe->prog, probe->res, layout);
     own = run::rankBlockTimes(probe->prog, probe->res, layout, times);
     run::copyLayers(times, probe->copies, &own, layout);
   } else if (clean) {
     times = clean->times;
+    out.probeRank0 = clean->probeRank0;
+    out.probeKinds = clean->probeKinds;
   } else {
-    llvm::Expected<run::BlockTimes> t = cleanBlockTimes(prog, point, reduce, red, out.kinds);
+    engine::RankResult rank0;
+    llvm::Expected<run::BlockTimes> t = cleanBlockTimes(prog, point, reduce, red, out.kinds, &rank0);
     if (!t) return t.takeError();
     times = std::move(*t);
+    out.probeRank0 = rank0;
+    out.probeKinds = out.kinds;
   }
   if (touched && !touched->empty()) {
     llvm::Expected<Probe> hit = runProbe(prog, point, true, &extra, &*touched, out.kinds);
@@ -297,17 +327,18 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
     out.events = res->events;
     out.simulatedRanks = sim.ranks;
     std::tie(out.layerForward, out.layerBackward) = sim.layer;
-    training ? trainingFigures(out, *res, sim.kinds, prog, point) : inferenceFigures(out, *res, prog, point);
+    training ? trainingFigures(out, *res, sim, prog, point) : inferenceFigures(out, *res, prog, point);
     return out;
   };
   if (r.hierarchical && point.faults && !point.faults->random.empty()) {
     std::map<int, ir::Group> kinds;
     run::Reduction red = reduce ? run::reduce(prog, networkSpec(point), false) : run::Reduction{};
-    llvm::Expected<run::BlockTimes> t = cleanBlockTimes(prog, point, reduce, red, kinds);
+    engine::RankResult rank0;
+    llvm::Expected<run::BlockTimes> t = cleanBlockTimes(prog, point, reduce, red, kinds, &rank0);
     if (!t) return t.takeError();
     llvm::Expected<std::optional<run::BlockTimes>> tail = cleanTailDelays(prog, point, reduce, &*t);
     if (!tail) return tail.takeError();
-    clean = Clean{std::move(*t), std::move(*tail)};
+    clean = Clean{std::move(*t), std::move(*tail), rank0, kinds};
   }
   llvm::Expected<RunResult> base = figures({}, opts.timeline);
   if (!base) return base.takeError();
