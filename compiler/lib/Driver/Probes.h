@@ -46,11 +46,17 @@ llvm::Expected<BlockTimes> cleanBlockTimes(const ir::Program &prog, const Experi
 /// What every fault sample of a hierarchical point shares: the fault-free
 /// block times and the delays gradient buckets add to a tail's backward
 /// blocks (none where they share no link).
+/// Rank 0's blocks in the layer probe: their busy time, and how much of it
+/// each kind of group's communication held exposed.
+struct BlockShares {
+  double busy = 0;
+  ExposedByGroup exposed;
+};
+
 struct Clean {
   BlockTimes times;
   std::optional<BlockTimes> tail;
-  engine::RankResult probeRank0;           ///< rank 0 in the layer probe
-  std::map<int, ir::Group> probeKinds;     ///< the probe's communicator groups
+  BlockShares blocks;
 };
 
 /// The tail's delays (Hierarchical.h) on the fault-free network, against its

@@ -52,11 +52,9 @@ struct PointSim {
   std::pair<double, double> layer{0, 0};
   std::map<int, ir::Group> kinds;
   int64_t ranks = 0;
-  /// Hierarchical runs: rank 0 in the layer probe, whose blocks the
-  /// pipeline level runs as single ops (trainingFigures splits them), and
-  /// what the probe's communicator groups are.
-  std::optional<engine::RankResult> probeRank0;
-  std::map<int, ir::Group> probeKinds;
+  /// Hierarchical runs: rank 0's blocks in the layer probe, which the
+  /// pipeline level runs as single ops (trainingFigures splits them).
+  std::optional<run::BlockShares> blocks;
 };
 
 ExposedByGroup exposedByGroup(const engine::RankResult &r0, const std::map<int, ir::Group> &kinds) {
@@ -80,17 +78,21 @@ ExposedByGroup exposedByGroup(const engine::RankResult &r0, const std::map<int, 
   return out;
 }
 
+/// Rank 0's figures in the layer probe (`kinds`: the probe's groups).
+run::BlockShares blockShares(const engine::RankResult &probe, const std::map<int, ir::Group> &kinds) {
+  return {double(probe.computeNs + probe.exposedCommNs) * 1e-9, exposedByGroup(probe, kinds)};
+}
+
 /// A hierarchical run's pipeline level runs each layer block as one op, so
 /// rank 0's compute there holds the blocks' own TP, CP and EP waits: moved to
 /// those groups in the shares rank 0's blocks had in the layer probe.
-void splitBlocks(RunResult &r, const engine::RankResult &probe, const std::map<int, ir::Group> &kinds) {
-  double busy = double(probe.computeNs + probe.exposedCommNs) * 1e-9;
-  if (busy <= 0) return;
-  ExposedByGroup in = exposedByGroup(probe, kinds);
+void splitBlocks(RunResult &r, const run::BlockShares &blocks) {
+  if (blocks.busy <= 0) return;
+  const ExposedByGroup &in = blocks.exposed;
   double compute = r.computeTime; // the blocks', with the few ops outside them (the optimizer step)
   for (auto [share, to] : {std::pair{in.tp, &r.exposedByGroup.tp}, {in.cp, &r.exposedByGroup.cp},
                            {in.ep, &r.exposedByGroup.ep}}) {
-    double moved = compute * share / busy;
+    double moved = compute * share / blocks.busy;
     *to += moved;
     r.computeTime -= moved;
     r.exposedComm += moved;
@@ -104,7 +106,7 @@ void trainingFigures(RunResult &r, const engine::SimResult &sim, const PointSim 
   r.computeTime = double(r0.computeNs) * 1e-9;
   r.exposedComm = double(r0.exposedCommNs) * 1e-9;
   r.exposedByGroup = exposedByGroup(r0, ps.kinds);
-  if (ps.probeRank0) splitBlocks(r, *ps.probeRank0, ps.probeKinds);
+  if (ps.blocks) splitBlocks(r, *ps.blocks);
   r.bubble = double(r0.peerWaitNs) * 1e-9;
   r.idle = double(r0.idleNs) * 1e-9;
   const GpuSpec &gpu = p.gpu;
@@ -202,22 +204,19 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
   if (everyRank) {
     llvm::Expected<Probe> probe = runProbe(prog, point, reduce, &extra, nullptr, out.kinds);
     if (!probe) return probe.takeError();
-    if (!probe->res.ranks.empty()) out.probeRank0 = probe->res.ranks.front();
-    out.probeKinds = out.kinds;
+    if (!probe->res.ranks.empty()) out.blocks = blockShares(probe->res.ranks.front(), out.kinds);
     times = run::blockTimes(probe->prog, probe->res, layout);
     own = run::rankBlockTimes(probe->prog, probe->res, layout, times);
     run::copyLayers(times, probe->copies, &own, layout);
   } else if (clean) {
     times = clean->times;
-    out.probeRank0 = clean->probeRank0;
-    out.probeKinds = clean->probeKinds;
+    out.blocks = clean->blocks;
   } else {
     engine::RankResult rank0;
     llvm::Expected<run::BlockTimes> t = cleanBlockTimes(prog, point, reduce, red, out.kinds, &rank0);
     if (!t) return t.takeError();
     times = std::move(*t);
-    out.probeRank0 = rank0;
-    out.probeKinds = out.kinds;
+    out.blocks = blockShares(rank0, out.kinds);
   }
   if (touched && !touched->empty()) {
     llvm::Expected<Probe> hit = runProbe(prog, point, true, &extra, &*touched, out.kinds);
@@ -338,7 +337,7 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
     if (!t) return t.takeError();
     llvm::Expected<std::optional<run::BlockTimes>> tail = cleanTailDelays(prog, point, reduce, &*t);
     if (!tail) return tail.takeError();
-    clean = Clean{std::move(*t), std::move(*tail), rank0, kinds};
+    clean = Clean{std::move(*t), std::move(*tail), blockShares(rank0, kinds)};
   }
   llvm::Expected<RunResult> base = figures({}, opts.timeline);
   if (!base) return base.takeError();

@@ -89,4 +89,14 @@ void Sema::checkAlgorithm(const DimensionSpec &d, const Record::Dim &written) {
     }
 }
 
+/// A node is the dimensions joined to the first of them: the topology's
+/// first dimension has nothing before it to join.
+void Sema::checkSameNode(const DimensionSpec &d, const Record::Dim &written, const TopologySpec &t) {
+  if (d.sameNode && t.dims.empty())
+    diags.report(DiagID::BadCall, fieldRange(written, "same_node"),
+                 fmt::format("same_node joins a dimension to the node of the ones before it, but '{}' is the "
+                             "first dimension of '{}'",
+                             d.name, t.name));
+}
+
 } // namespace rapid::sema

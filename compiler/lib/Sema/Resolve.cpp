@@ -113,11 +113,7 @@ TopologySpec Sema::resolveTopology(const Record &r, const FieldValues *overrides
     dim.size = size;
     checkFatTreeFields(dim, d);
     checkAlgorithm(dim, d);
-    if (dim.sameNode && t.dims.empty())
-      diags.report(DiagID::BadCall, d.fields.count("same_node") ? d.fields.at("same_node").pathRange : d.stmt->name.range,
-                   fmt::format("same_node joins a dimension to the node of the ones before it, but '{}' is the "
-                               "first dimension of '{}'",
-                               dim.name, t.name));
+    checkSameNode(dim, d, t);
     t.gpus *= size;
     t.dims.push_back(std::move(dim));
   }
