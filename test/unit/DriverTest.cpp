@@ -30,7 +30,7 @@ PointResult trainingResult() {
   t.computeTime = 3.1, t.exposedComm = 1e-05, t.bubble = 0.1, t.idle = 1.057;
   t.layerForward = 0.0125, t.layerBackward = 0.025;
   t.exposedByGroup.tp = 4e-06, t.exposedByGroup.dp = 6e-06;
-  t.mode = "hierarchical", t.simulatedRanks = 4;
+  t.mode = "hierarchical", t.simulatedRanks = 4, t.replayed = "all";
   r.training = t;
   FaultStudy f;
   f.name = "flaky";
@@ -56,7 +56,7 @@ TEST(DriverTest, TrainingJsonKeepsKeyOrderAndNumberForms) {
             R"("memory":{"peak_bytes":73839304704,"capacity_bytes":85899345920},"step_time_s":4.257,"mfu":0.582,)"
             R"("tokens_per_s":61575.5,"breakdown":{"compute_s":3.1,"exposed_communication_s":1e-05,)"
             R"("pipeline_bubble_s":0.1,"idle_s":1.057,"exposed_by_group_s":{"tp":4e-06,"cp":0,"pp":0,"dp":6e-06,"ep":0},)"
-            R"("layer_forward_s":0.0125,"layer_backward_s":0.025},"simulation":{"mode":"hierarchical","ranks":4},)"
+            R"("layer_forward_s":0.0125,"layer_backward_s":0.025},"simulation":{"mode":"hierarchical","ranks":4,"replayed":"all"},)"
             R"("fault_studies":[{"name":"flaky","samples":3,"baseline_s":4.257,)"
             R"("mean_s":4.533333333333333,"p50_s":4.4,"p90_s":4.9,"max_s":4.9,)"
             R"("mean_slowdown":1.0649126928196697,"times_s":[4.3,4.9,4.4]}]})");

@@ -67,7 +67,8 @@ PointResult makeResult(const ExperimentPoint &p, const RunResult *run) {
                                        run->idle,        run->layerForward,  run->layerBackward,
                                        run->exposedByGroup,
                                        run->hierarchical ? "hierarchical" : "flattened",
-                                       run->simulatedRanks};
+                                       run->simulatedRanks,
+                                       run->replayed};
   if (run->simulated && r.workload == Workload::Inference)
     r.inference = PointResult::Inference{run->ttft, run->itl, run->total, run->tokensPerSecond};
   if (run->simulated && run->serving) {
@@ -151,6 +152,7 @@ std::string resultJson(const PointResult &r, llvm::StringRef fingerprint) {
       j.attributeObject("simulation", [&] {
         j.attribute("mode", t->mode);
         j.attribute("ranks", t->simulatedRanks);
+        j.attribute("replayed", t->replayed);
       });
     }
     if (const auto &i = r.inference) {
@@ -263,7 +265,8 @@ static bool readTraining(const llvm::json::Value &v, PointResult::Training &t, l
          b && b.map("compute_s", t.computeTime) && b.map("exposed_communication_s", t.exposedComm) &&
          b.map("pipeline_bubble_s", t.bubble) && b.map("idle_s", t.idle) && b.map("layer_forward_s", t.layerForward) &&
          b.map("layer_backward_s", t.layerBackward) && b.map("exposed_by_group_s", t.exposedByGroup) && s &&
-         s.map("mode", t.mode) && s.map("ranks", t.simulatedRanks);
+         s.map("mode", t.mode) && s.map("ranks", t.simulatedRanks) &&
+         s.map("replayed", t.replayed);
 }
 
 static bool readInference(const llvm::json::Value &v, PointResult::Inference &i, llvm::json::Path p) {

@@ -52,6 +52,7 @@ struct PointSim {
   std::pair<double, double> layer{0, 0};
   std::map<int, ir::Group> kinds;
   int64_t ranks = 0;
+  std::string replayed = "none"; ///< the pipeline level's collectives replayed at their time alone
   /// Hierarchical runs: rank 0's blocks in the layer probe, which the
   /// pipeline level runs as single ops (trainingFigures splits them).
   std::optional<run::BlockShares> blocks;
@@ -241,6 +242,7 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
   if (!faulted && !red.pipeline.empty()) {
     if (llvm::Error e = timeCollectives(pipeline, point, red.timeAll)) return e;
     out.ranks = int64_t(red.pipeline.size());
+    out.replayed = red.timeAll ? "all" : "data_parallel";
   }
   if (links && out.stepOnly && timeline.empty())
     if (std::optional<run::PipelineClasses> classes = run::pipelineClasses(pipeline, *fresh, *links, own)) {
@@ -325,6 +327,7 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
     out.simulated = true;
     out.events = res->events;
     out.simulatedRanks = sim.ranks;
+    out.replayed = sim.replayed;
     std::tie(out.layerForward, out.layerBackward) = sim.layer;
     training ? trainingFigures(out, *res, sim, prog, point) : inferenceFigures(out, *res, prog, point);
     return out;

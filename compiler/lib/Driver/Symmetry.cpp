@@ -20,7 +20,8 @@
 // The probe's S is the first replica's stages that probe differently from
 // every earlier one, or else the whole first replica (data-parallel
 // collectives are not in blocks); the pipeline's is one rank per stage,
-// replaying every collective, or else the first replica, replaying the
+// replaying every collective, or else the first replica, or else every rank
+// (sends through other ranks' ports are then all simulated), replaying the
 // data-parallel ones. What a reduction leaves out: a replayed collective and
 // the rank's sends sharing the rank's port (docs/simulation.md, "Ranks that
 // stand for the others").
@@ -131,6 +132,12 @@ private:
   const net::NetworkSpec &net;
 };
 
+std::vector<int64_t> everyRank(const RankLayout &layout) {
+  std::vector<int64_t> out(size_t(layout.ranks()));
+  std::iota(out.begin(), out.end(), 0);
+  return out;
+}
+
 bool inBlock(const ir::Op &op) { return blockOf(op).has_value(); }
 bool outsideBlocks(const ir::Op &op) { return !blockOf(op); }
 
@@ -157,7 +164,7 @@ bool exact(const ir::Program &prog, const RankLayout &layout, const Lines &lines
     const Traffic &t = byStage[layout.coord(r, ir::Group::PP)];
     for (int32_t p : t.peers) {
       std::vector<int> through = lines.crossed({r, layout.with(r, ir::Group::PP, p)});
-      if (through.size() > 1) return false;
+      if (through.size() > 1 && int64_t(set.size()) < layout.ranks()) return false;
       used.insert(through.begin(), through.end());
     }
     for (auto [kind, replay] : t.kinds) {
@@ -292,6 +299,8 @@ Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net, bool faul
     out.timeAll = true;
   } else if (!replica.empty() && exact(prog, layout, lines, replica, outsideBlocks, isDataParallel)) {
     out.pipeline = replica;
+  } else if (std::vector<int64_t> all = everyRank(layout); exact(prog, layout, lines, all, outsideBlocks, isDataParallel)) {
+    out.pipeline = all; // sends through other ranks' ports: every rank's, the DP collectives replayed
   }
   return out;
 }

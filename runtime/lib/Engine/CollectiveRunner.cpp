@@ -145,6 +145,9 @@ void Simulator::joinCollective(uint32_t r, uint32_t idx) {
   inst.node[member] = idx;
   if (++inst.membersJoined < inst.node.size())
     return;
+  // Complete: no member looks it up again, and the index stays as small as
+  // the collectives still gathering members (it was a tenth of a ZeRO-2 tail).
+  instanceIndex_.erase({CollKey{inst.group, n.commType, n.commSize, inst.involved}, inst.seq});
   for (uint32_t m = 0; m < inst.node.size(); ++m)
     memberQueue(inst, m).waiting.insert(id);
   tryStartInstance(id);

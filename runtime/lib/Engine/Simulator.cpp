@@ -149,7 +149,7 @@ void Simulator::issueRecv(uint32_t r, uint32_t idx) {
 }
 
 llvm::Expected<SimResult> Simulator::run() {
-  ranks_.assign(w_.ranks.size(), RankState{});
+  ranks_.assign(w_.ranks.size(), RankState());
   for (uint32_t r = 0; r < ranks_.size(); ++r)
     initRank(r);
   for (uint32_t r = 0; r < ranks_.size() && !error_; ++r)

@@ -46,6 +46,7 @@ struct PointResult {
     ExposedByGroup exposedByGroup;                      ///< exposedComm by group kind
     std::string mode;                                   ///< "flattened" or "hierarchical"
     int64_t simulatedRanks = 0;                         ///< ranks the simulation ran; the others repeat them
+    std::string replayed;                               ///< RunResult::replayed
   };
   std::optional<Training> training;
 

@@ -59,6 +59,9 @@ struct RunResult {
   uint64_t events = 0;      ///< simulator events, for throughput figures
   bool hierarchical = false; ///< which mode ran
   int64_t simulatedRanks = 0; ///< ranks the (pipeline) simulation ran; the others repeat them
+  /// Which pipeline-level collectives ran at the time one group takes alone:
+  /// "none", "data_parallel" or "all" (docs/simulation.md).
+  std::string replayed = "none";
   std::vector<FaultStudy> faultStudies;
 };
 

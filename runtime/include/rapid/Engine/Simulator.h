@@ -123,7 +123,7 @@ private:
     };
     std::vector<GroupComm> groups;
     int64_t lastChangePs = 0, finishPs = 0, computePs = 0, exposedPs = 0, peerWaitPs = 0;
-    std::map<CollKey, uint64_t> collSeq; ///< collectives issued per signature
+    llvm::DenseMap<CollKey, uint64_t> collSeq; ///< collectives issued per signature
   };
 
   /// Where a member's chunk is in its current step.
@@ -265,7 +265,7 @@ private:
   int64_t now_ = 0; ///< ps
   std::vector<RankState> ranks_;
   std::vector<Instance> instances_;
-  std::map<std::pair<CollKey, uint64_t>, uint32_t> instanceIndex_;
+  llvm::DenseMap<std::pair<CollKey, uint64_t>, uint32_t> instanceIndex_; ///< per collective issued
   std::map<uint32_t, std::vector<int32_t>> groupPos_; ///< group -> position per rank (-1)
   std::map<uint32_t, coll::GroupGrid> grids_;         ///< the groups that are grids
   std::vector<Message> messages_;
