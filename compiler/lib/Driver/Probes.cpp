@@ -104,7 +104,7 @@ llvm::Expected<std::optional<BlockTimes>> cleanTailDelays(const ir::Program &pro
   auto delaysOf = [&](const ir::Program &tail) -> llvm::Expected<BlockTimes> {
     TailReduction red = reduce ? run::reduceTail(tail, net) : TailReduction{};
     llvm::Expected<engine::SimResult> res =
-        simulate(tail, point, Spans::All, "", nullptr, kinds, red.ranks.empty() ? nullptr : &red.ranks);
+        simulate(tail, point, Spans::StageFirsts, "", nullptr, kinds, red.ranks.empty() ? nullptr : &red.ranks);
     if (!res) return res.takeError();
     BlockTimes delays = tailDelays(tail, *res, RankLayout(prog.layout), *clean);
     if (!red.stageOf.empty()) copyRepresented(delays, tail, red.stageOf);

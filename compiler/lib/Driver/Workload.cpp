@@ -90,7 +90,11 @@ llvm::Expected<engine::SimResult> simulate(const ir::Program &prog, const Experi
   net::Network network(*topo, net::NetMode::Congestion);
   engine::SimOptions so;
   so.recordTimeline = spans == Spans::All || !timeline.empty();
-  so.recordRank = spans == Spans::Rank0 ? 0 : -1;
+  if (spans == Spans::Rank0 || spans == Spans::StageFirsts) {
+    RankLayout layout(prog.layout);
+    so.recordRanks.assign(size_t(layout.ranks()), 0);
+    for (int64_t s = 0; s < (spans == Spans::Rank0 ? 1 : prog.layout.pp); ++s) so.recordRanks[layout.firstRankOfStage(s)] = 1;
+  }
   so.system = systemConfig(point);
   engine::Simulator simulator(sim->workload, network, sim->groups, so);
   llvm::Expected<engine::SimResult> res = simulator.run();

@@ -33,9 +33,10 @@ llvm::Expected<Simulation> buildSimulation(const ir::Program &prog, const Experi
                                            const std::vector<int64_t> *active = nullptr,
                                            const RankBlockTimes *blockTimes = nullptr);
 
-/// Which spans a simulation keeps: none, rank 0's (the first layer's times)
-/// or every rank's (inference figures, the hierarchical probe).
-enum class Spans { None, Rank0, All };
+/// Which spans a simulation keeps: none, rank 0's (the first layer's times),
+/// each stage's first rank's (blockTimes: a tail probe's) or every rank's
+/// (inference figures, the hierarchical probe).
+enum class Spans { None, Rank0, StageFirsts, All };
 
 /// The point's network with its faults and `extra` ones.
 llvm::Expected<net::Topology> faultedTopology(const ExperimentPoint &point, const std::vector<net::Fault> &extra);

@@ -176,7 +176,7 @@ void Simulator::complete(uint32_t r, uint32_t idx) {
   account(s);
   s.activeCompute -= n.kind == NodeKind::Comp;
   if (isComm(n.kind)) commEnds(s, commGroup(g, n));
-  if (opts_.recordTimeline || int64_t(r) == opts_.recordRank)
+  if (opts_.recordTimeline || (r < opts_.recordRanks.size() && opts_.recordRanks[r]))
     spans_.push_back(Span{r, idx, s.startPs[idx], now_, laneOf(n)});
   s.state[idx] = kDone;
   --s.remaining;
