@@ -124,7 +124,7 @@ private:
     };
     std::vector<GroupComm> groups;
     int64_t lastChangePs = 0, finishPs = 0, computePs = 0, exposedPs = 0, peerWaitPs = 0;
-    llvm::DenseMap<CollKey, uint64_t> collSeq; ///< collectives issued per signature
+    llvm::SmallDenseMap<CollKey, uint64_t, 4> collSeq; ///< collectives issued per signature (few: inline)
   };
 
   /// Where a member's chunk is in its current step.
