@@ -191,8 +191,8 @@ void addLayoutAxes(Sema &sema, SweepPlan &plan) {
     add("recompute", "training.recompute", recompute);
     // Not stage 3 (FSDP): on the 1,024-GPU benchmark its 931 feasible
     // layouts would double the search (81 CPU s more on 2026-11-27, mostly
-    // tail probes, as ZeRO-2's), and a layout that fits with ZeRO-2 is
-    // never faster with it; write a zero axis.
+    // tail probes, as ZeRO-2's); write a zero axis (docs/language.md says
+    // what that can find).
     add("zero", "training.zero", {Value::number(0), Value::number(1), Value::number(2)});
   }
   std::optional<TrainingSpec> training = base.training;
