@@ -15,6 +15,9 @@
 
 #include "rapid/Lower/Lower.h"
 
+#include <map>
+#include <optional>
+
 namespace rapid {
 namespace {
 
@@ -70,6 +73,7 @@ public:
     int64_t m = L.microbatches;
     std::vector<Unit> units = scheduleUnits(schedule, L.pp, stage, m, L.virtualStages);
     std::vector<int64_t> backwardsLeft(L.virtualStages, m);
+    if (overlapParamGather()) gatherUpdatedParams();
     for (const Unit &u : units) {
       c.micro = int32_t(u.micro);
       if (u.forward) forward(u);
@@ -103,8 +107,11 @@ private:
         c.add(collective(OpKind::AllGather, "pp.recv.act.allgather", Group::TP, p2pBytes()));
       }
     }
+    bool gathered = u.micro == 0 && !layerGathers.empty(); // the last step's parameters arrive now
+    if (gathered && restGather) c.after(*restGather);
     if (first(u.chunk)) embeddingForward(c, sh);
     for (int64_t l = sh.layerBegin(u.chunk, stage), e = sh.layerEnd(u.chunk, stage); l < e; ++l) {
+      if (gathered) c.after(layerGathers.at(l));
       gatherParams(l);
       asBlock(u) ? layerBlock(l) : layerForward(c, sh, l);
     }
@@ -189,6 +196,35 @@ private:
     c.after(c.addDetached(std::move(op), {}));
   }
 
+  /// ZeRO-1/2 with the stack's param_gather_overlap: the last step's
+  /// optimizer updated each rank's shard, and the next forward needs whole
+  /// parameters; Megatron-core launches their all-gathers bucket by bucket
+  /// as the first microbatch's forward reaches them. One step stands for
+  /// every step, so they open this one: the stage's embedding or head
+  /// first, then its layers in forward order, one after the other on the
+  /// stream, each layer's first forward waiting for its own.
+  bool overlapParamGather() const { return sh.paramGatherOverlap && sh.zero >= 1 && sh.zero < 3 && shards() > 1; }
+  void gatherUpdatedParams() {
+    c.phase = Phase::Forward;
+    c.micro = 0;
+    double rest = stageParams(sh, stage); // what the layers leave: embedding, head, final norm
+    for (int64_t v = 0; v < L.virtualStages; ++v)
+      for (int64_t l = sh.layerBegin(v, stage); l < sh.layerEnd(v, stage); ++l) rest -= sh.layerParams(l);
+    auto gather = [&](int32_t layer, double params, std::vector<uint32_t> deps) {
+      c.layer = layer;
+      return c.addDetached(collective(OpKind::AllGather, "zero.param_allgather", shardGroup(),
+                                      std::max(0.0, params) * sh.d / double(shards())),
+                           std::move(deps));
+    };
+    if (rest >= 1) restGather = gather(-1, rest, {}); // a middle stage has layers only
+    std::vector<uint32_t> after = restGather ? std::vector<uint32_t>{*restGather} : std::vector<uint32_t>{};
+    for (int64_t v = 0; v < L.virtualStages; ++v)
+      for (int64_t l = sh.layerBegin(v, stage); l < sh.layerEnd(v, stage); ++l) {
+        layerGathers[l] = gather(int32_t(l), sh.layerParams(l), after);
+        after = {layerGathers[l]};
+      }
+  }
+
   /// Adds `params` to the open gradient bucket; reduces it over DP when full.
   /// Without overlap the bucket only fills: step() reduces it all at once.
   void reduceGrads(double params, bool flush = false) {
@@ -219,7 +255,7 @@ private:
     c.layer = -1;
     double params = stageParams(sh, stage) / (sh.zero >= 1 ? double(shards()) : 1.0);
     c.add(optimizerStep(sh, params));
-    if (sh.zero >= 1 && sh.zero < 3 && shards() > 1)
+    if (sh.zero >= 1 && sh.zero < 3 && shards() > 1 && !overlapParamGather())
       c.add(collective(OpKind::AllGather, "zero.param_allgather", shardGroup(), params * sh.d));
   }
 
@@ -230,6 +266,10 @@ private:
   Schedule schedule;
   bool layerBlocks;
   double bucket = 0; ///< gradient bytes waiting for their DP reduction
+  /// With overlapped parameter gathers: the embedding's or head's, and
+  /// each of the stage's layers'.
+  std::optional<uint32_t> restGather;
+  std::map<int64_t, uint32_t> layerGathers;
   std::vector<uint32_t> gradComms;
 };
 

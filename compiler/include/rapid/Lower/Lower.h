@@ -47,6 +47,7 @@ struct Shard {
   bool gradReduceOverlap = true; ///< stack.grad_reduce_overlap
   bool fused = true;             ///< stack.fused_kernels
   bool ppScatterGather = false;  ///< stack.pp_scatter_gather
+  bool paramGatherOverlap = false; ///< stack.param_gather_overlap
   bool attention = true;         ///< false: layers lower without their attention core (serving steps)
 
   int64_t layerBegin(int64_t chunk, int64_t stage) const { return layout.layerBegin(chunk, stage); }
