@@ -23,8 +23,8 @@
 // replaying every collective, or else the first replica, or else every rank
 // (sends through other ranks' ports are then all simulated), replaying the
 // data-parallel ones. What a reduction leaves out: a replayed collective and
-// the rank's sends sharing the rank's port (docs/simulation.md, "Ranks that
-// stand for the others").
+// sends sharing a port, the rank's own or, with every rank, one a send passes
+// (docs/simulation.md, "Ranks that stand for the others").
 //===----------------------------------------------------------------------===//
 #include "Symmetry.h"
 
