@@ -67,6 +67,55 @@ Sets unitsOf(const ir::Program &p, const net::Topology &topo, const std::vector<
   return c ? c->units : Sets{{-1}};
 }
 
+/// PP 4 then DP 4 over a switch of 2 and a second dimension of 8 (a switch,
+/// or a ring): stage 1 sits on a node's second port and stage 2 on the next
+/// node's first, so their sends cross both dimensions; each DP group holds
+/// one port of every other node.
+ir::Program crossingPipeline() {
+  ir::Program p;
+  p.layout.pp = 4, p.layout.dp = 4;
+  p.layout.rankOrder = {ir::Group::TP, ir::Group::PP, ir::Group::DP};
+  p.layout.chunkStart = {0, 1, 2, 3, 4};
+  for (int32_t s = 0; s < 4; ++s) {
+    ir::Graph g;
+    g.stage = s;
+    ir::Op block;
+    block.kind = ir::OpKind::Block;
+    block.layer = s, block.micro = 1;
+    g.add(block);
+    for (int32_t peer : {s - 1, s + 1}) {
+      if (peer < 0 || peer > 3) continue;
+      ir::Op p2p;
+      p2p.kind = peer > s ? ir::OpKind::Send : ir::OpKind::Recv;
+      p2p.peer = peer, p2p.micro = 1;
+      g.add(p2p);
+    }
+    ir::Op grads;
+    grads.kind = ir::OpKind::AllReduce;
+    grads.group = ir::Group::DP;
+    g.add(grads);
+    p.stages.push_back(g);
+  }
+  return p;
+}
+
+TEST(Reduce, SendsAcrossTwoDimensionsRunEveryRankReplayingDataParallel) {
+  auto spec = [](net::DimKind second) {
+    net::NetworkSpec n;
+    net::DimSpec a, b;
+    a.kind = net::DimKind::Switch, a.shape = {2};
+    b.kind = second, b.shape = {8};
+    n.dims = {a, b};
+    return n;
+  };
+  Reduction r = reduce(crossingPipeline(), spec(net::DimKind::Switch), false);
+  EXPECT_EQ(r.pipeline.size(), 16u); // neither one rank a stage nor one replica is exact
+  EXPECT_FALSE(r.timeAll);           // the DP collectives alone are replayed
+  // On a ring of nodes a DP group is not alone (its lines carry the sends):
+  // every rank runs every collective.
+  EXPECT_TRUE(reduce(crossingPipeline(), spec(net::DimKind::Ring), false).pipeline.empty());
+}
+
 TEST(PipelineClasses, UnitsAlikeRunOnce) {
   EXPECT_EQ(unitsOf(pipeline(), network(), {}, {}), (Sets{{0, 2, 4, 6}}));
 }
