@@ -43,18 +43,20 @@ engine::SystemConfig systemConfig(const ExperimentPoint &p) {
     case CollectiveAlgorithm::Direct: perDim.push_back(A::Direct); break;
     case CollectiveAlgorithm::HalvingDoubling: perDim.push_back(A::HalvingDoubling); break;
     case CollectiveAlgorithm::DoubleBinaryTree: perDim.push_back(A::DoubleBinaryTree); break;
+    case CollectiveAlgorithm::OneShot: perDim.push_back(A::OneShot); break;
     }
     chosen |= d.algorithm != CollectiveAlgorithm::Auto;
   }
   if (!chosen) return cfg; // the runtime's default, as Astra-Sim files without the keys
-  // A dimension's algorithm is NCCL's choice for it: trees make only
-  // all-reduces (all-gather and reduce-scatter stay rings), and all-to-all
-  // is always direct (every peer sent to at once).
+  // A dimension's algorithm is NCCL's choice for it: trees (and the custom
+  // one-shot kernels) make only all-reduces (all-gather and reduce-scatter
+  // stay rings), and all-to-all is always direct (every peer sent to at once).
   auto [allReduce, allGather, reduceScatter, allToAll] = std::tie(
       cfg.algorithms.perKind[0], cfg.algorithms.perKind[1], cfg.algorithms.perKind[2], cfg.algorithms.perKind[3]);
   allReduce = perDim;
   for (coll::Algorithm a : perDim) {
-    coll::Algorithm notTree = a == coll::Algorithm::DoubleBinaryTree ? coll::Algorithm::Ring : a;
+    bool allReduceOnly = a == coll::Algorithm::DoubleBinaryTree || a == coll::Algorithm::OneShot;
+    coll::Algorithm notTree = allReduceOnly ? coll::Algorithm::Ring : a;
     allGather.push_back(notTree);
     reduceScatter.push_back(notTree);
     allToAll.push_back(coll::Algorithm::Direct);

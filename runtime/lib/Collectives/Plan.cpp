@@ -19,13 +19,15 @@ bool parseAlgorithm(const std::string &name, Algorithm &out) {
     out = Algorithm::HalvingDoubling;
   else if (name == "doubleBinaryTree" || name == "double-binary-tree")
     out = Algorithm::DoubleBinaryTree;
+  else if (name == "oneShot" || name == "one-shot")
+    out = Algorithm::OneShot;
   else
     return false;
   return true;
 }
 
 const char *algorithmName(Algorithm a) {
-  static const char *names[] = {"ring", "direct", "halvingDoubling", "doubleBinaryTree"};
+  static const char *names[] = {"ring", "direct", "halvingDoubling", "doubleBinaryTree", "oneShot"};
   return names[int(a)];
 }
 
@@ -61,7 +63,12 @@ static void appendPhase(Plan &plan, Phase phase, double bytes) {
     plan.steps.push_back(Step{index, pat, mask, b, expected});
   };
   bool rs = phase.op == PhaseOp::ReduceScatter;
-  if (phase.op == PhaseOp::AllReduce) {
+  if (phase.op == PhaseOp::AllReduce && phase.algo == Algorithm::OneShot) {
+    // Every rank sends its whole chunk to every peer and reduces what it
+    // receives: the custom all-reduce kernels of TensorRT-LLM and vLLM for
+    // small messages inside one NVLink node.
+    add(Pattern::All, 0, bytes, uint32_t(p - 1));
+  } else if (phase.op == PhaseOp::AllReduce) {
     plan.steps.push_back(Step{index, Pattern::TreeGather, 0, bytes, 0, 0});
     plan.steps.push_back(Step{index, Pattern::TreeUp, 0, bytes, 0, -1});
     plan.steps.push_back(Step{index, Pattern::TreeDown, 0, bytes, 0, -1});
@@ -137,10 +144,11 @@ Plan planCollective(CollKind kind, double chunkBytes, const std::vector<std::vec
   PhaseOp up = reduce ? PhaseOp::ReduceScatter
                : kind == CollKind::AllGather ? PhaseOp::AllGather
                                              : PhaseOp::AllToAll;
-  // A tree on the last phase of an all-reduce reduces and broadcasts in one
-  // phase; the phases before it still reduce-scatter and all-gather.
+  // A tree or one shot on the last phase of an all-reduce reduces and
+  // broadcasts in one phase; the phases before it still reduce-scatter and
+  // all-gather.
   bool tree = kind == CollKind::AllReduce && !line.empty() &&
-              line.back().algo == Algorithm::DoubleBinaryTree;
+              (line.back().algo == Algorithm::DoubleBinaryTree || line.back().algo == Algorithm::OneShot);
   for (size_t i = 0; i < line.size(); ++i)
     run(line[i], tree && i + 1 == line.size() ? PhaseOp::AllReduce : up);
   if (kind == CollKind::AllReduce)
@@ -163,7 +171,9 @@ bool opensPhase(const Plan &plan, uint32_t s) {
 
 bool reducesInput(const Plan &plan, uint32_t s) {
   const Step &st = plan.steps[s];
-  return plan.phases[st.phase].op == PhaseOp::ReduceScatter || st.pattern == Pattern::TreeGather;
+  PhaseOp op = plan.phases[st.phase].op;
+  return op == PhaseOp::ReduceScatter || st.pattern == Pattern::TreeGather ||
+         (op == PhaseOp::AllReduce && st.pattern == Pattern::All);
 }
 
 TreeLinks treeLinks(int p, int tree, int pos) {

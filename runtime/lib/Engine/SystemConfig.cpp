@@ -29,13 +29,13 @@ llvm::Error readAlgorithms(const std::string &path, const llvm::json::Object &o,
     auto name = v.getAsString();
     if (!name || !coll::parseAlgorithm(name->str(), a))
       return configError(path, fmt::format("'{}': unsupported algorithm '{}' (use ring, direct, "
-                                           "halvingDoubling or doubleBinaryTree)",
+                                           "halvingDoubling, doubleBinaryTree or oneShot)",
                                            key, name ? name->str() : std::string("?")));
     // Astra-Sim builds trees for all-reduce only and has no halving-doubling
     // or tree all-to-all: say so rather than run something else.
     llvm::StringRef k(key);
     bool allReduce = k == "all-reduce-implementation", allToAll = k == "all-to-all-implementation";
-    if ((a == coll::Algorithm::DoubleBinaryTree && !allReduce) ||
+    if (((a == coll::Algorithm::DoubleBinaryTree || a == coll::Algorithm::OneShot) && !allReduce) ||
         (a == coll::Algorithm::HalvingDoubling && allToAll))
       return configError(path, fmt::format("'{}': {} does not make {}s; use {}", key, coll::algorithmName(a),
                                            k.drop_back(strlen("-implementation")).str(),

@@ -26,7 +26,7 @@ enum class Schedule : uint8_t { GPipe, OneFOneB, Interleaved };
 enum class Optimizer : uint8_t { Adam, Sgd };
 /// How a collective runs inside one network dimension. Auto is the
 /// runtime's choice (the ring today).
-enum class CollectiveAlgorithm : uint8_t { Auto, Ring, Direct, HalvingDoubling, DoubleBinaryTree };
+enum class CollectiveAlgorithm : uint8_t { Auto, Ring, Direct, HalvingDoubling, DoubleBinaryTree, OneShot };
 /// Where the tensor cores read their operands: registers each warp loads
 /// from shared memory (mma.sync: Volta to Ada, CDNA's MFMA), or shared
 /// memory read once per warpgroup (wgmma on Hopper, tcgen05 on Blackwell).
@@ -87,7 +87,7 @@ template <> struct EnumInfo<Optimizer> {
   static constexpr std::string_view names[] = {"adam", "sgd"};
 };
 template <> struct EnumInfo<CollectiveAlgorithm> {
-  static constexpr std::string_view names[] = {"auto", "ring", "direct", "halving_doubling", "double_binary_tree"};
+  static constexpr std::string_view names[] = {"auto", "ring", "direct", "halving_doubling", "double_binary_tree", "one_shot"};
 };
 template <> struct EnumInfo<TensorCoreOperands> {
   static constexpr std::string_view names[] = {"registers", "shared"};

@@ -47,7 +47,7 @@
 
 namespace rapid::coll {
 
-enum class Algorithm : uint8_t { Ring, Direct, HalvingDoubling, DoubleBinaryTree };
+enum class Algorithm : uint8_t { Ring, Direct, HalvingDoubling, DoubleBinaryTree, OneShot };
 enum class PhaseOp : uint8_t { ReduceScatter, AllGather, AllToAll, AllReduce };
 /// How a step picks peers among the p positions of its phase.
 enum class Pattern : uint8_t { Next, All, Partner, TreeGather, TreeUp, TreeDown };
