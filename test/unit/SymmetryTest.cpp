@@ -13,24 +13,26 @@ namespace {
 /// TP 2 x PP 2 x DP 2 in that rank order over a switch of 4 (TP, PP) and a
 /// ring of 2 (DP): each stage sends to the next and reduces its gradients
 /// over DP, outside any block, so the pipeline level splits into one unit
-/// per TP position: {0, 2, 4, 6} and {1, 3, 5, 7}.
-ir::Program pipeline(int64_t tp = 2, int64_t dp = 2) {
+/// per TP position: {0, 2, 4, 6} and {1, 3, 5, 7}. Other degrees alike.
+ir::Program pipeline(int64_t tp = 2, int64_t dp = 2, int32_t pp = 2) {
   ir::Program p;
-  p.layout.tp = tp, p.layout.pp = 2, p.layout.dp = dp;
+  p.layout.tp = tp, p.layout.pp = pp, p.layout.dp = dp;
   p.layout.rankOrder = {ir::Group::TP, ir::Group::PP, ir::Group::DP};
-  p.layout.chunkStart = {0, 1, 2};
-  for (int32_t s = 0; s < 2; ++s) {
+  for (int32_t s = 0; s <= pp; ++s) p.layout.chunkStart.push_back(s);
+  for (int32_t s = 0; s < pp; ++s) {
     ir::Graph g;
     g.stage = s;
     ir::Op block;
     block.kind = ir::OpKind::Block;
     block.layer = s, block.micro = 1;
     g.add(block);
-    ir::Op p2p;
-    p2p.kind = s == 0 ? ir::OpKind::Send : ir::OpKind::Recv;
-    p2p.peer = 1 - s;
-    p2p.micro = 1;
-    g.add(p2p);
+    for (int32_t peer : {s - 1, s + 1}) {
+      if (peer < 0 || peer >= pp) continue;
+      ir::Op p2p;
+      p2p.kind = peer > s ? ir::OpKind::Send : ir::OpKind::Recv;
+      p2p.peer = peer, p2p.micro = 1;
+      g.add(p2p);
+    }
     ir::Op grads;
     grads.kind = ir::OpKind::AllReduce;
     grads.group = ir::Group::DP;
@@ -71,33 +73,7 @@ Sets unitsOf(const ir::Program &p, const net::Topology &topo, const std::vector<
 /// or a ring): stage 1 sits on a node's second port and stage 2 on the next
 /// node's first, so their sends cross both dimensions; each DP group holds
 /// one port of every other node.
-ir::Program crossingPipeline() {
-  ir::Program p;
-  p.layout.pp = 4, p.layout.dp = 4;
-  p.layout.rankOrder = {ir::Group::TP, ir::Group::PP, ir::Group::DP};
-  p.layout.chunkStart = {0, 1, 2, 3, 4};
-  for (int32_t s = 0; s < 4; ++s) {
-    ir::Graph g;
-    g.stage = s;
-    ir::Op block;
-    block.kind = ir::OpKind::Block;
-    block.layer = s, block.micro = 1;
-    g.add(block);
-    for (int32_t peer : {s - 1, s + 1}) {
-      if (peer < 0 || peer > 3) continue;
-      ir::Op p2p;
-      p2p.kind = peer > s ? ir::OpKind::Send : ir::OpKind::Recv;
-      p2p.peer = peer, p2p.micro = 1;
-      g.add(p2p);
-    }
-    ir::Op grads;
-    grads.kind = ir::OpKind::AllReduce;
-    grads.group = ir::Group::DP;
-    g.add(grads);
-    p.stages.push_back(g);
-  }
-  return p;
-}
+ir::Program crossingPipeline() { return pipeline(/*tp=*/1, /*dp=*/4, /*pp=*/4); }
 
 TEST(Reduce, SendsAcrossTwoDimensionsRunEveryRankReplayingDataParallel) {
   auto spec = [](net::DimKind second) {
