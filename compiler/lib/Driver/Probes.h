@@ -43,9 +43,6 @@ llvm::Expected<BlockTimes> cleanBlockTimes(const ir::Program &prog, const Experi
                                            const Reduction &red, std::map<int, ir::Group> &kinds,
                                            engine::RankResult *rank0 = nullptr);
 
-/// What every fault sample of a hierarchical point shares: the fault-free
-/// block times and the delays gradient buckets add to a tail's backward
-/// blocks (none where they share no link).
 /// Rank 0's blocks in the layer probe: their busy time, and how much of it
 /// each kind of group's communication held exposed.
 struct BlockShares {
@@ -53,6 +50,9 @@ struct BlockShares {
   ExposedByGroup exposed;
 };
 
+/// What every fault sample of a hierarchical point shares: the fault-free
+/// block times, the delays gradient buckets add to a tail's backward blocks
+/// (none where they share no link) and rank 0's block shares.
 struct Clean {
   BlockTimes times;
   std::optional<BlockTimes> tail;

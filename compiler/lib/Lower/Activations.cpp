@@ -50,14 +50,20 @@ double forwardPeak(const Shard &sh) {
 
 } // namespace
 
-double stageParams(const Shard &sh, int64_t stage) {
+double stageEndParams(const Shard &sh, int64_t stage) {
   const ir::Layout &L = sh.layout;
   double embedding = double(sh.model.vocab) * sh.model.hidden / sh.t(), p = 0;
-  for (int64_t chunk = 0; chunk < L.virtualStages; ++chunk)
-    for (int64_t l = sh.layerBegin(chunk, stage), e = sh.layerEnd(chunk, stage); l < e; ++l) p += sh.layerParams(l);
   if (stage == 0) p += embedding + sh.embeddingSideParams();
   // A tied LM head is the embedding itself unless it lives on another stage.
   if (stage == L.pp - 1 && !(sh.model.tiedEmbeddings && L.pp == 1)) p += embedding;
+  return p;
+}
+
+double stageParams(const Shard &sh, int64_t stage) {
+  const ir::Layout &L = sh.layout;
+  double p = stageEndParams(sh, stage);
+  for (int64_t chunk = 0; chunk < L.virtualStages; ++chunk)
+    for (int64_t l = sh.layerBegin(chunk, stage), e = sh.layerEnd(chunk, stage); l < e; ++l) p += sh.layerParams(l);
   return p;
 }
 

@@ -107,7 +107,7 @@ private:
         c.add(collective(OpKind::AllGather, "pp.recv.act.allgather", Group::TP, p2pBytes()));
       }
     }
-    bool gathered = u.micro == 0 && !layerGathers.empty(); // the last step's parameters arrive now
+    bool gathered = u.micro == 0 && overlapParamGather(); // the last step's parameters arrive now
     if (gathered && restGather) c.after(*restGather);
     if (first(u.chunk)) embeddingForward(c, sh);
     for (int64_t l = sh.layerBegin(u.chunk, stage), e = sh.layerEnd(u.chunk, stage); l < e; ++l) {
@@ -187,6 +187,10 @@ private:
   /// no_sync); ZeRO-0/1 accumulate whole gradients and reduce once.
   bool shardedGrads() const { return sh.zero >= 2 && shards() > 1; }
 
+  /// ZeRO-1/2: the optimizer updates the rank's shard of the parameters,
+  /// which every rank then gathers whole.
+  bool gathersUpdatedParams() const { return sh.zero >= 1 && sh.zero < 3 && shards() > 1; }
+
   /// ZeRO-3 / FSDP: each layer's parameters are gathered before use.
   void gatherParams(int64_t layer) {
     if (sh.zero < 3 || shards() == 1) return;
@@ -203,20 +207,17 @@ private:
   /// every step, so they open this one: the stage's embedding or head
   /// first, then its layers in forward order, one after the other on the
   /// stream, each layer's first forward waiting for its own.
-  bool overlapParamGather() const { return sh.paramGatherOverlap && sh.zero >= 1 && sh.zero < 3 && shards() > 1; }
+  bool overlapParamGather() const { return sh.paramGatherOverlap && gathersUpdatedParams(); }
   void gatherUpdatedParams() {
     c.phase = Phase::Forward;
     c.micro = 0;
-    double rest = stageParams(sh, stage); // what the layers leave: embedding, head, final norm
-    for (int64_t v = 0; v < L.virtualStages; ++v)
-      for (int64_t l = sh.layerBegin(v, stage); l < sh.layerEnd(v, stage); ++l) rest -= sh.layerParams(l);
     auto gather = [&](int32_t layer, double params, std::vector<uint32_t> deps) {
       c.layer = layer;
-      return c.addDetached(collective(OpKind::AllGather, "zero.param_allgather", shardGroup(),
-                                      std::max(0.0, params) * sh.d / double(shards())),
-                           std::move(deps));
+      return c.addDetached(
+          collective(OpKind::AllGather, "zero.param_allgather", shardGroup(), params * sh.d / double(shards())),
+          std::move(deps));
     };
-    if (rest >= 1) restGather = gather(-1, rest, {}); // a middle stage has layers only
+    if (double ends = stageEndParams(sh, stage); ends > 0) restGather = gather(-1, ends, {}); // a middle stage has layers only
     std::vector<uint32_t> after = restGather ? std::vector<uint32_t>{*restGather} : std::vector<uint32_t>{};
     for (int64_t v = 0; v < L.virtualStages; ++v)
       for (int64_t l = sh.layerBegin(v, stage); l < sh.layerEnd(v, stage); ++l) {
@@ -255,7 +256,7 @@ private:
     c.layer = -1;
     double params = stageParams(sh, stage) / (sh.zero >= 1 ? double(shards()) : 1.0);
     c.add(optimizerStep(sh, params));
-    if (sh.zero >= 1 && sh.zero < 3 && shards() > 1 && !overlapParamGather())
+    if (gathersUpdatedParams() && !overlapParamGather())
       c.add(collective(OpKind::AllGather, "zero.param_allgather", shardGroup(), params * sh.d));
   }
 

@@ -133,6 +133,8 @@ void buildInferenceStage(const Shard &sh, ir::Graph &g, int64_t stage, const std
 
 // Activations.cpp: what memory the program needs, for the memory pass.
 double stageParams(const Shard &sh, int64_t stage);
+/// What a stage holds outside its layers: the embedding, the LM head.
+double stageEndParams(const Shard &sh, int64_t stage);
 double storedAll(const Shard &sh, int64_t layer);
 void memoryFacts(const Shard &sh, ir::Program &prog);
 
