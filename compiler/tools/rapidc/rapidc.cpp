@@ -19,6 +19,7 @@
 #include "rapid/Support/Files.h"
 #include "rapid/Support/Source.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -80,6 +81,9 @@ cl::opt<std::string> outputPrefix("output", cl::desc("also write PREFIX.csv and 
                                   cl::value_desc("PREFIX"), cl::cat(category));
 cl::opt<std::string> plotPrefix("plot", cl::desc("write PREFIX.points.svg (and PREFIX.faults.svg, PREFIX.serving.svg)"),
                                 cl::value_desc("PREFIX"), cl::cat(category));
+cl::list<std::string> only("only", cl::CommaSeparated, cl::value_desc("NAME,..."),
+                          cl::desc("keep only the points of these experiments or sweeps (by name)"),
+                          cl::cat(category));
 cl::opt<bool> resume("resume", cl::desc("skip the points a killed run with the same --output finished"),
                      cl::cat(category));
 cl::opt<SimMode> simMode("mode", cl::desc("how training points are simulated"), cl::init(SimMode::Auto),
@@ -222,6 +226,29 @@ int emitMemory(const Program &prog) {
   return 0;
 }
 
+/// --only: the points of the named experiments and sweeps, in file order; a
+/// name that picks nothing is an error (a typo would otherwise run nothing).
+bool keepOnly(Program &prog, DiagnosticEngine &diags) {
+  if (only.empty()) return true;
+  llvm::StringSet<> names, used;
+  for (const std::string &name : only) names.insert(name);
+  std::vector<ExperimentPoint> kept;
+  for (ExperimentPoint &p : prog.points) {
+    const std::string &name = p.sweep.empty() ? p.experiment : p.sweep;
+    if (!names.contains(name)) continue;
+    used.insert(name);
+    kept.push_back(std::move(p));
+  }
+  for (const std::string &name : only)
+    if (!used.contains(name)) {
+      diags.report(DiagID::BadOption, {},
+                   fmt::format("--only: no experiment or sweep named '{}' runs in this file", name));
+      return false;
+    }
+  prog.points = std::move(kept);
+  return true;
+}
+
 int emitSema(const Program &prog) {
   for (const ExperimentPoint &p : prog.points)
     format == Format::Json ? printPointJson(p, llvm::outs()) : printPointText(p, llvm::outs());
@@ -315,7 +342,7 @@ int rapidc(int argc, char **argv) {
     if (outputDir.empty()) outputDir = runDir + "/traces";
   }
   std::optional<Program> prog = analyze(inputFile, opts, diags);
-  if (!prog)
+  if (!prog || !keepOnly(*prog, diags))
     return 1;
   if (!runDir.empty() && mpi::isRoot()) { // what every point resolved to, for reproducing the run
     std::string text;
