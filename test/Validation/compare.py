@@ -18,6 +18,12 @@ compare.py KIND CSV MAX_MEDIAN MAX_WORST
        examples/validation/vllm_serving.rapid named after each case
        (h100_llama3_8b_tp1_n10 -> h100_8b_n10); compares the run's duration
        and its median TTFT, TPOT and end-to-end latency (four rows a case).
+  KIND nim: rows of nim_genai_perf/measured.csv against the sweeps of
+       examples/validation/nim_serving.rapid (experiment <gpu>_<8b|70b>_tp<gpus>_
+       <precision>, point prompt x output x concurrency); compares mean TTFT,
+       mean ITL (genai-perf's, a request's time per output token after the
+       first) and requests per second (three rows a run). MAX_MEDIAN may be
+       three bounds, ttft,itl,throughput, each on its own figure's median.
   KIND megatron1: rows of megatron_table1.csv against gpt_<params>b of
        examples/validation/megatron_table1.rapid (gpt_1_7b ... gpt_1t);
        compares achieved teraFLOP/s per GPU, the paper's Eq. 3 FLOPs,
@@ -35,7 +41,9 @@ import json
 import statistics
 import sys
 
-kind, table, max_median, max_worst = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+kind, table, max_worst = sys.argv[1], sys.argv[2], float(sys.argv[4])
+max_median = [float(x) for x in sys.argv[3].split(",")]
+NIM_PARTS = ("ttft", "itl", "throughput")
 predicted = {}
 for line in sys.stdin:
     o = json.loads(line)
@@ -62,6 +70,18 @@ for line in sys.stdin:
         for part, v in (("duration", s["duration_s"]), ("ttft", s["ttft_s"]["p50"]), ("tpot", s["tpot_s"]["p50"]),
                         ("e2e", s["e2e_s"]["p50"])):
             predicted[(o["experiment"], part)] = v
+    elif kind == "nim" and "serving" in o and "serving.concurrency" in o.get("point", {}):
+        s, pt = o["serving"], o["point"]
+        point = (o["experiment"], pt["serving.prompt"], pt["serving.output"], pt["serving.concurrency"])
+        for part, v in zip(NIM_PARTS, (s["ttft_s"]["mean"] * 1e3, s["tpot_s"]["mean"] * 1e3, s["requests_per_s"])):
+            predicted[point + (part,)] = v
+
+
+def nim_name(row):
+    """The experiment of a NIM run: h100_8b_tp1_fp16 ..."""
+    gpu = "h100" if row["gpu"].startswith("H100") else "a100"
+    size = "70b" if "70b" in row["model"] else "8b"
+    return f"{gpu}_{size}_tp{row['gpus']}_{row['precision']}"
 
 
 def rows():
@@ -81,6 +101,12 @@ def rows():
             for part, column, scale in (("duration", "duration_s", 1), ("ttft", "median_ttft_ms", 1e-3),
                                         ("tpot", "median_tpot_ms", 1e-3), ("e2e", "median_latency_ms", 1e-3)):
                 yield f"{name} {part}", (name, part), float(row[column]) * scale, "s"
+        elif kind == "nim":
+            point = (nim_name(row), int(row["input_tokens"]), int(row["output_tokens"]), int(row["concurrency"]))
+            label = f"{point[0]} {point[1]}/{point[2]} c={point[3]}"
+            for part, column, unit in zip(NIM_PARTS, ("ttft_avg_ms", "itl_avg_ms", "request_throughput_per_s"),
+                                          ("ms", "ms", "req/s")):
+                yield f"{label} {part}", point + (part,), float(row[column]), unit
         elif kind == "megatron1":
             yield megatron_name(row), (megatron_name(row), ""), float(row["tflops_per_gpu"]), "TFLOP/s"
         elif kind == "uci":
@@ -110,14 +136,22 @@ if kind == "megatron1":
     by_key = {(megatron_name(r), ""): r for r in csv.DictReader(open(table))}
     predicted = {k: eq3_tflops_per_gpu(by_key[k], *v) for k, v in predicted.items() if k in by_key}
 
-errors = []
+errors, by_part = [], {}
 for name, key, measured, unit in rows():
     if key not in predicted:
         print(f"{name}: no prediction")
         sys.exit(1)
     err = (predicted[key] - measured) / measured
     errors.append(abs(err))
+    by_part.setdefault(key[-1], []).append(abs(err))
     print(f"{name}: measured {measured:.3f} {unit}, predicted {predicted[key]:.3f} {unit}, error {100 * err:+.1f}%")
 median, worst = statistics.median(errors), max(errors)
 print(f"{len(errors)} rows: median error {100 * median:.1f}%, worst {100 * worst:.1f}%")
-sys.exit(0 if median <= max_median and worst <= max_worst else 1)
+if kind == "nim":
+    medians = [statistics.median(by_part[p]) for p in NIM_PARTS]
+    for p, m in zip(NIM_PARTS, medians):
+        print(f"{p}: {len(by_part[p])} rows, median error {100 * m:.1f}%, worst {100 * max(by_part[p]):.1f}%")
+    ok = all(m <= b for m, b in zip(medians, max_median * 3 if len(max_median) == 1 else max_median))
+else:
+    ok = median <= max_median[0]
+sys.exit(0 if ok and worst <= max_worst else 1)

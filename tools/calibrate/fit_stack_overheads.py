@@ -1,22 +1,31 @@
 #!/usr/bin/env python3
 """Fits a serving stack's host overheads to measured serving runs.
 
-usage: fit_stack_overheads.py RAPIDC EXPERIMENTS.rapid MEASURED.csv STACK PREFIX [PARTS]
-(about 380 runs of EXPERIMENTS.rapid: a few minutes for the vLLM table)
+usage: fit_stack_overheads.py RAPIDC EXPERIMENTS.rapid MEASURED.csv STACK PREFIX [PARTS] [--only NAMES]
 
 A serving engine's steps cost their kernels plus host work the GPU waits
 for: `step_overhead` per step and `sequence_overhead` per sequence in it,
 and each request `request_overhead` in the front end (docs/serving.md). This
 runs EXPERIMENTS.rapid (whose experiments use stack STACK) over a grid of the
-three (GRID), compares each run with MEASURED.csv the way
-test/Validation/compare.py `vllm` does (duration, median TTFT, TPOT and
-end-to-end latency per case), and prints the pair with the lowest median
-absolute error over the cases whose experiment names start with PREFIX
-(the fitted ones) and the figures in PARTS (default all four),
-then every row's error at that pair. Cases outside PREFIX and figures
-outside PARTS are reported, never fitted. One fit per stack, stated in
-docs/validation.md with the data it saw.
+three, compares each run with MEASURED.csv the way test/Validation/compare.py
+does, and prints the values with the lowest median absolute error over the
+cases whose experiment names start with PREFIX (the fitted ones) and the
+figures in PARTS (default all), then every row's error at those values.
+Cases outside PREFIX and figures outside PARTS are reported, never fitted.
+`--only NAMES` (rapidc's) runs just those experiments or sweeps during the
+search, so that it need not simulate the held-out ones hundreds of times.
+One fit per stack, stated in docs/validation.md with the data it saw.
+
+Two tables are understood, told apart by their columns:
+- vLLM (test/data/validation/vllm_lambda/measured.csv, a `case` column): one
+  run per experiment; duration and median TTFT, TPOT and end-to-end latency.
+  About 380 runs of examples/validation/vllm_serving.rapid: a few minutes.
+- NIM (test/data/validation/nim_genai_perf/measured.csv, a `concurrency`
+  column): one run per sweep point of examples/validation/nim_serving.rapid;
+  mean TTFT, mean ITL and requests per second, repeated runs averaged. With
+  `--only h100_8b_tp1_fp16_load`, about 900 runs of 60 points: 15 minutes.
 """
+import collections
 import csv
 import itertools
 import json
@@ -24,56 +33,88 @@ import statistics
 import subprocess
 import sys
 
+GRIDS = {
+    "vllm": {"step_overhead": range(0, 4001, 500), "sequence_overhead": range(0, 101, 20),
+             "request_overhead": range(0, 3001, 500)},
+    "nim": {"step_overhead": range(0, 2001, 250), "sequence_overhead": range(0, 101, 10),
+            "request_overhead": range(0, 8001, 1000)},
+}
+PARTS = {"vllm": ("duration", "ttft", "tpot", "e2e"), "nim": ("ttft", "itl", "throughput")}
 
-GRID = {"step_overhead": range(0, 4001, 500), "sequence_overhead": range(0, 101, 20),
-        "request_overhead": range(0, 3001, 500)}
+
+def nim_name(row):
+    gpu = "h100" if row["gpu"].startswith("H100") else "a100"
+    return f"{gpu}_{'70b' if '70b' in row['model'] else '8b'}_tp{row['gpus']}_{row['precision']}"
 
 
-def predictions(rapidc, experiments, stack, values):
-    args = [rapidc, experiments, "--format=json", "-j2"]
+def measured(path):
+    """(kind, {case: {part: value}}); a case is an experiment (vLLM) or a point (NIM)."""
+    table = list(csv.DictReader(open(path)))
+    if "case" in table[0]:
+        rows = {}
+        for r in table:
+            name = r["case"].replace("_llama3_", "_").replace("_tp1", "")
+            rows[name] = {"duration": float(r["duration_s"]), "ttft": float(r["median_ttft_ms"]) / 1e3,
+                          "tpot": float(r["median_tpot_ms"]) / 1e3, "e2e": float(r["median_latency_ms"]) / 1e3}
+        return "vllm", rows
+    runs = collections.defaultdict(list)
+    for r in table:
+        case = (nim_name(r), int(r["input_tokens"]), int(r["output_tokens"]), int(r["concurrency"]))
+        runs[case].append((float(r["ttft_avg_ms"]) / 1e3, float(r["itl_avg_ms"]) / 1e3,
+                           float(r["request_throughput_per_s"])))
+    return "nim", {case: dict(zip(PARTS["nim"], (statistics.mean(v) for v in zip(*rs)))) for case, rs in runs.items()}
+
+
+def predictions(kind, rapidc, experiments, stack, values, only):
+    args = [rapidc, experiments, "--format=json", "-j2"] + (["--only", only] if only else [])
     for name, us in values.items():
         args += ["--set", f"{stack}.{name}={us} us"]
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     got = {}
     for line in out.splitlines():
         o = json.loads(line)
-        s = o["serving"]
-        got[o["experiment"]] = {"duration": s["duration_s"], "ttft": s["ttft_s"]["p50"],
-                                "tpot": s["tpot_s"]["p50"], "e2e": s["e2e_s"]["p50"]}
+        s, pt = o.get("serving"), o.get("point") or {}
+        if not s:
+            continue
+        if kind == "vllm":
+            got[o["experiment"]] = {"duration": s["duration_s"], "ttft": s["ttft_s"]["p50"],
+                                    "tpot": s["tpot_s"]["p50"], "e2e": s["e2e_s"]["p50"]}
+        elif "serving.concurrency" in pt:
+            case = (o["experiment"], pt["serving.prompt"], pt["serving.output"], pt["serving.concurrency"])
+            got[case] = {"ttft": s["ttft_s"]["mean"], "itl": s["tpot_s"]["mean"], "throughput": s["requests_per_s"]}
     return got
 
 
-def measured(path):
-    rows = {}
-    for r in csv.DictReader(open(path)):
-        name = r["case"].replace("_llama3_", "_").replace("_tp1", "")
-        rows[name] = {"duration": float(r["duration_s"]), "ttft": float(r["median_ttft_ms"]) / 1e3,
-                      "tpot": float(r["median_tpot_ms"]) / 1e3, "e2e": float(r["median_latency_ms"]) / 1e3}
-    return rows
-
-
-def errors(got, want, names, parts=("duration", "ttft", "tpot", "e2e")):
-    return [(n, part, got[n][part] / want[n][part] - 1) for n in names for part in want[n] if part in parts]
+def errors(got, want, cases, parts):
+    return [(c, part, got[c][part] / want[c][part] - 1) for c in cases if c in got for part in want[c] if part in parts]
 
 
 def main():
-    rapidc, experiments, table, stack, prefix = sys.argv[1:6]
-    parts = sys.argv[6].split(",") if len(sys.argv) > 6 else ["duration", "ttft", "tpot", "e2e"]
-    want = measured(table)
-    fitted = [n for n in want if n.startswith(prefix)]
+    args = sys.argv[1:]
+    only = None
+    if "--only" in args:
+        i = args.index("--only")
+        only = args[i + 1]
+        del args[i:i + 2]
+    rapidc, experiments, table, stack, prefix = args[:5]
+    kind, want = measured(table)
+    parts = args[5].split(",") if len(args) > 5 else PARTS[kind]
+    name = (lambda c: c) if kind == "vllm" else (lambda c: c[0])
+    fitted = [c for c in want if name(c).startswith(prefix)]
+    grid = GRIDS[kind]
     best = None
-    for values in itertools.product(*GRID.values()):
-        values = dict(zip(GRID, values))
-        got = predictions(rapidc, experiments, stack, values)
+    for values in itertools.product(*grid.values()):
+        values = dict(zip(grid, values))
+        got = predictions(kind, rapidc, experiments, stack, values, only)
         med = statistics.median(abs(e) for *_, e in errors(got, want, fitted, parts))
         if best is None or med < best[0]:
             best = (med, values)
     med, values = best
     print(f"fitted on {len(fitted)} cases ({prefix}*), {'/'.join(parts)}: " +
           ", ".join(f"{k} = {v} us" for k, v in values.items()) + f", median error {100 * med:.1f}%")
-    got = predictions(rapidc, experiments, stack, values)
-    for n, part, e in errors(got, want, list(want)):
-        print(f"{'fitted ' if n in fitted and part in parts else 'held out'} {n} {part}: {100 * e:+.1f}%")
+    got = predictions(kind, rapidc, experiments, stack, values, None)
+    for c, part, e in errors(got, want, list(want), PARTS[kind]):
+        print(f"{'fitted ' if c in fitted and part in parts else 'held out'} {c} {part}: {100 * e:+.1f}%")
 
 
 main()
