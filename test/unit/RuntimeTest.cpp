@@ -392,6 +392,7 @@ TEST(SystemConfig, WrittenJsonReadsBack) {
   c.sharedBus = true;
   c.reductionNsPer100B = 3;
   c.reduceMemBytesPerNs = 50;
+  c.customAllReduce = {8e6, 16e6, 1e6, 5e5, 1500, 60};
   auto back = engine::parseSystemConfig("<test>", engine::writeSystemConfigJson(c));
   ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
   EXPECT_EQ(back->splits, 8);
@@ -404,12 +405,37 @@ TEST(SystemConfig, WrittenJsonReadsBack) {
   EXPECT_TRUE(back->sharedBus);
   EXPECT_EQ(back->reductionNsPer100B, 3);
   EXPECT_DOUBLE_EQ(back->reduceMemBytesPerNs, 50);
+  EXPECT_DOUBLE_EQ(back->customAllReduce.max, 8e6);
+  EXPECT_DOUBLE_EQ(back->customAllReduce.maxTwoRanks, 16e6);
+  EXPECT_DOUBLE_EQ(back->customAllReduce.oneShotFourRanks, 1e6);
+  EXPECT_DOUBLE_EQ(back->customAllReduce.oneShot, 5e5);
+  EXPECT_DOUBLE_EQ(back->customAllReduce.startNs, 1500);
+  EXPECT_DOUBLE_EQ(back->customAllReduce.bytesPerNs, 60);
   // No limit goes out as the most chunks there can be (Astra-Sim starts none for 0).
   auto unlimited = engine::parseSystemConfig("<test>", engine::writeSystemConfigJson(engine::SystemConfig{}));
   ASSERT_TRUE(bool(unlimited)) << llvm::toString(unlimited.takeError());
   EXPECT_NE(engine::writeSystemConfigJson(engine::SystemConfig{}).find("\"active-chunks-per-dimension\": 4096"),
             std::string::npos);
   EXPECT_EQ(unlimited->activeChunks, 0);
+}
+
+// TensorRT-LLM's AUTO strategy as std.stacks' nim_trtllm states it: one
+// shot at two ranks up to 16 MB, below 1 MB at four, below 500 KB at eight,
+// two shot up to 8 MB, NCCL beyond; nothing where the engine has none.
+TEST(Plan, CustomAllReducePicksByRanksAndBytes) {
+  coll::CustomAllReduce trt{8e6, 16e6, 1e6, 5e5};
+  auto pick = [&](double bytes, int ranks) { return coll::customAllReduce(trt, bytes, ranks); };
+  EXPECT_EQ(pick(12e6, 2), coll::Algorithm::OneShot);
+  EXPECT_EQ(pick(20e6, 2), std::nullopt);
+  EXPECT_EQ(pick(999e3, 4), coll::Algorithm::OneShot);
+  EXPECT_EQ(pick(1e6, 4), coll::Algorithm::Direct);
+  EXPECT_EQ(pick(499e3, 8), coll::Algorithm::OneShot);
+  EXPECT_EQ(pick(4e6, 8), coll::Algorithm::Direct);
+  EXPECT_EQ(pick(8e6, 8), coll::Algorithm::Direct);
+  EXPECT_EQ(pick(9e6, 8), std::nullopt);
+  EXPECT_EQ(coll::customAllReduce(coll::CustomAllReduce{}, 1024, 8), std::nullopt);
+  // Without a two-rank limit, two ranks take `max`.
+  EXPECT_EQ(coll::customAllReduce(coll::CustomAllReduce{8e6, 0, 0, 0}, 12e6, 2), std::nullopt);
 }
 
 TEST(Plan, GroupCollectiveUsesItsDimensionsAlgorithm) {

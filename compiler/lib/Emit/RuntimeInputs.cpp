@@ -33,6 +33,10 @@ engine::SystemConfig systemConfig(const ExperimentPoint &p) {
   static_assert(int(CollectiveProtocol::Auto) == int(coll::Protocol::Auto), "the two enums list the same protocols");
   cfg.protocol = coll::Protocol(p.stack.collectiveProtocol);
   cfg.llMaxBytesPerNs = p.gpu.llBandwidth.value() / 1e9; // a bus bandwidth NCCL measured: no calibration on top
+  cfg.customAllReduce = {p.stack.customAllReduceMax.value(), p.stack.customAllReduceMaxTwoRanks.value(),
+                         p.stack.customAllReduceOneShotFourRanks.value(), p.stack.customAllReduceOneShot.value(),
+                         p.stack.customAllReduceStart.value() * 1e9,
+                         p.stack.customAllReduceBandwidth.value() / 1e9};
   std::vector<coll::Algorithm> perDim;
   bool chosen = false;
   for (const DimensionSpec &d : p.network.dims) {

@@ -16,6 +16,9 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+#include <numeric>
+
 namespace rapid::engine {
 
 using trace::TraceNode;
@@ -37,10 +40,30 @@ void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
     return;
   }
   int groupSize = inst.members ? int(inst.members->size()) : 0;
+  const coll::AlgorithmTable *algos = &opts_.system.algorithms;
+  coll::AlgorithmTable engineKernel;
+  // The engine's own all-reduce kernels work inside the first dimension
+  // (one NVLink node); they take the buffer whole and pay no NCCL protocol.
+  bool inFirstDim = true;
+  for (size_t d = 1; d < dims.size() && d < 32; ++d)
+    if ((inst.involved >> d & 1) && std::accumulate(dims[d].begin(), dims[d].end(), 1, std::multiplies<>()) > 1)
+      inFirstDim = false;
+  if (n.coll() == trace::CollKind::AllReduce && inFirstDim)
+    if (auto a = coll::customAllReduce(opts_.system.customAllReduce, double(n.commSize), int(members))) {
+      engineKernel.perKind[0] = {*a};
+      algos = &engineKernel;
+      inst.chunks = 1;
+      const coll::CustomAllReduce &c = opts_.system.customAllReduce;
+      inst.protoBasePs = timeFromPs(c.startNs * 1000);
+      // The kernels move data at their own rate, below the link's: a few
+      // thread blocks load and store over NVLink.
+      double link = topo.spec().dims[0].bandwidth.value() / 1e9;
+      if (c.bytesPerNs > 0 && c.bytesPerNs < link) inst.wireScale = link / c.bytesPerNs;
+    }
   inst.plan = coll::planCollective(n.coll(), double(n.commSize) / inst.chunks, dims,
-                                   inst.involved, groupSize, opts_.system.algorithms, inst.grid);
+                                   inst.involved, groupSize, *algos, inst.grid);
   inst.numSteps = uint32_t(inst.plan.steps.size());
-  setProtocol(inst, n);
+  if (algos == &opts_.system.algorithms) setProtocol(inst, n);
   if (!inst.plan.problem.empty())
     fail(w_.ranks[r], n, fmt::format("{} of {} B: {}", trace::collKindName(n.coll()), n.commSize, inst.plan.problem));
   // Receive counters are 16-bit to keep large instances small.

@@ -51,11 +51,16 @@ const llvm::StringRef kKnownKeys[] = {
     "preferred-dataset-splits", "active-chunks-per-dimension", "all-reduce-implementation",
     "all-gather-implementation", "reduce-scatter-implementation", "all-to-all-implementation",
     "roofline-enabled", "peak-perf", "local-mem-bw", "endpoint-delay", "local-reduction-delay",
-    "model-shared-bus", "collective-protocol", "ll-max-bandwidth",
+    "model-shared-bus", "collective-protocol", "ll-max-bandwidth", "custom-all-reduce-max",
+    "custom-all-reduce-max-two-ranks", "custom-all-reduce-one-shot-four-ranks", "custom-all-reduce-one-shot", "custom-all-reduce-start", "custom-all-reduce-bandwidth",
     // read by Astra-Sim, not by us (docs/runtime.md)
     "scheduling-policy", "collective-optimization", "intra-dimension-scheduling",
     "inter-dimension-scheduling", "boost-mode", "trace-enabled", "replay-only", "track-local-mem",
     "local-mem-trace-filename", "L", "o", "g", "G"};
+
+/// The custom all-reduce's limits, in CustomAllReduce's order.
+const char *const kCustomKeys[] = {"custom-all-reduce-max", "custom-all-reduce-max-two-ranks",
+                                   "custom-all-reduce-one-shot-four-ranks", "custom-all-reduce-one-shot"};
 
 /// The longest endpoint or reduction delay accepted, in ns: an hour, as for
 /// link latencies; a finite value whose sums still fit the clock.
@@ -112,6 +117,20 @@ llvm::Expected<SystemConfig> fromJson(const std::string &path, const llvm::json:
   if (!memBw) return memBw.takeError();
   auto llMax = positive(path, *o, "ll-max-bandwidth", 1e6);
   if (!llMax) return llMax.takeError();
+  // Buffer sizes in bytes, at most 1 EiB as the language's sizes.
+  double *custom[] = {&cfg.customAllReduce.max, &cfg.customAllReduce.maxTwoRanks,
+                      &cfg.customAllReduce.oneShotFourRanks, &cfg.customAllReduce.oneShot};
+  for (int k = 0; k < 4; ++k) {
+    auto v = positive(path, *o, kCustomKeys[k], 0x1p60);
+    if (!v) return v.takeError();
+    *custom[k] = *v;
+  }
+  auto start = integer(path, *o, "custom-all-reduce-start", 0, 0, kMaxDelayNs);
+  if (!start) return start.takeError();
+  cfg.customAllReduce.startNs = double(*start);
+  auto rate = positive(path, *o, "custom-all-reduce-bandwidth", 1e6); // GB/s, as ll-max-bandwidth
+  if (!rate) return rate.takeError();
+  cfg.customAllReduce.bytesPerNs = *rate;
   cfg.splits = int(*splits);
   // As many slots as a collective can have chunks is no limit (how the
   // writer says it to Astra-Sim).
@@ -179,6 +198,12 @@ std::string writeSystemConfigJson(const SystemConfig &cfg) {
       j.attribute("collective-protocol", coll::protocolName(cfg.protocol));
     if (cfg.llMaxBytesPerNs > 0)
       j.attribute("ll-max-bandwidth", cfg.llMaxBytesPerNs);
+    const coll::CustomAllReduce &c = cfg.customAllReduce;
+    const double custom[] = {c.max, c.maxTwoRanks, c.oneShotFourRanks, c.oneShot};
+    for (int k = 0; k < 4; ++k)
+      if (c.any() && custom[k] > 0) j.attribute(kCustomKeys[k], custom[k]);
+    if (c.any() && c.startNs > 0) j.attribute("custom-all-reduce-start", int64_t(c.startNs));
+    if (c.any() && c.bytesPerNs > 0) j.attribute("custom-all-reduce-bandwidth", c.bytesPerNs);
     j.attribute("roofline-enabled", cfg.roofline ? 1 : 0);
     if (cfg.roofline)
       j.attribute("peak-perf", cfg.peakFlopsPerNs * 1e9 / 1e12);

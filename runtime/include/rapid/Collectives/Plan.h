@@ -43,6 +43,7 @@
 #include "llvm/Support/Error.h"
 
 #include <array>
+#include <optional>
 #include <vector>
 
 namespace rapid::coll {
@@ -116,6 +117,26 @@ struct AlgorithmTable {
   std::array<std::vector<Algorithm>, 4> perKind;
   Algorithm pick(trace::CollKind k, int dim) const;
 };
+
+/// An inference engine's own all-reduce kernels for small messages inside
+/// one NVLink node (TensorRT-LLM's and vLLM's custom all-reduce), by size:
+/// one shot (every rank reads every peer's whole buffer) or two shot (a
+/// direct reduce-scatter, then a direct all-gather), NCCL above `max`.
+/// Bytes are the whole buffer's; 0 limits mean none.
+struct CustomAllReduce {
+  double max = 0;              ///< the largest buffer the kernels take; 0: the engine has none
+  double maxTwoRanks = 0;      ///< the same for two ranks; 0: max
+  double oneShotFourRanks = 0; ///< three or four ranks: one shot below this, two shot from it
+  double oneShot = 0;          ///< five or more ranks: the same
+  double startNs = 0;          ///< each call's fixed cost before data moves (kernel start, flag barrier)
+  double bytesPerNs = 0;       ///< the rate the kernels move each GPU's data at; 0: the link's
+  bool any() const { return max > 0; }
+};
+
+/// The algorithm the engine runs an all-reduce of `bytes` over `ranks` with,
+/// or nothing where it hands it to NCCL. Two ranks always take one shot: a
+/// two-shot moves the same bytes in two steps.
+std::optional<Algorithm> customAllReduce(const CustomAllReduce &c, double bytes, int ranks);
 
 struct Plan {
   std::vector<Phase> phases;

@@ -42,6 +42,7 @@ struct SystemConfig {
   coll::AlgorithmTable algorithms;
   coll::Protocol protocol = coll::Protocol::None;
   double llMaxBytesPerNs = 0; ///< ll-max-bandwidth; 0: LL's half of the link only
+  coll::CustomAllReduce customAllReduce; ///< custom-all-reduce-*: the engine's kernels, by size
   bool roofline = false;
   double peakFlopsPerNs = 0; ///< from peak-perf
   double memBytesPerNs = 0;  ///< from local-mem-bw, for the roofline
