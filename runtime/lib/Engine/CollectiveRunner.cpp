@@ -27,6 +27,18 @@ uint32_t Simulator::rankOf(const Instance &inst, uint32_t member) const {
   return inst.members ? uint32_t((*inst.members)[member]) : member;
 }
 
+/// The engine's own all-reduce kernels (custom-all-reduce-*) take an
+/// all-reduce of at most their size whose members lie in the first network
+/// dimension (one NVLink node); anything else is NCCL's.
+static std::optional<coll::Algorithm> engineKernel(const coll::CustomAllReduce &c, const TraceNode &n, uint32_t involved,
+                                                   const std::vector<std::vector<int>> &dims, size_t members) {
+  if (!c.any() || n.coll() != trace::CollKind::AllReduce) return std::nullopt;
+  for (size_t d = 1; d < dims.size() && d < 32; ++d)
+    if ((involved >> d & 1) && std::accumulate(dims[d].begin(), dims[d].end(), 1, std::multiplies<>()) > 1)
+      return std::nullopt;
+  return coll::customAllReduce(c, double(n.commSize), int(members));
+}
+
 void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
   const auto &topo = net_.topology();
   std::vector<std::vector<int>> dims;
@@ -40,30 +52,19 @@ void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
     return;
   }
   int groupSize = inst.members ? int(inst.members->size()) : 0;
-  const coll::AlgorithmTable *algos = &opts_.system.algorithms;
-  coll::AlgorithmTable engineKernel;
-  // The engine's own all-reduce kernels work inside the first dimension
-  // (one NVLink node); they take the buffer whole and pay no NCCL protocol.
-  bool inFirstDim = true;
-  for (size_t d = 1; d < dims.size() && d < 32; ++d)
-    if ((inst.involved >> d & 1) && std::accumulate(dims[d].begin(), dims[d].end(), 1, std::multiplies<>()) > 1)
-      inFirstDim = false;
-  if (n.coll() == trace::CollKind::AllReduce && inFirstDim)
-    if (auto a = coll::customAllReduce(opts_.system.customAllReduce, double(n.commSize), int(members))) {
-      engineKernel.perKind[0] = {*a};
-      algos = &engineKernel;
-      inst.chunks = 1;
-      const coll::CustomAllReduce &c = opts_.system.customAllReduce;
-      inst.protoBasePs = timeFromPs(c.startNs * 1000);
-      // The kernels move data at their own rate, below the link's: a few
-      // thread blocks load and store over NVLink.
-      double link = topo.spec().dims[0].bandwidth.value() / 1e9;
-      if (c.bytesPerNs > 0 && c.bytesPerNs < link) inst.wireScale = link / c.bytesPerNs;
-    }
-  inst.plan = coll::planCollective(n.coll(), double(n.commSize) / inst.chunks, dims,
-                                   inst.involved, groupSize, *algos, inst.grid);
+  std::optional<coll::Algorithm> kernel = engineKernel(opts_.system.customAllReduce, n, inst.involved, dims, members);
+  coll::AlgorithmTable own;
+  if (kernel) {
+    own.perKind[0] = {*kernel};
+    inst.chunks = 1; // the kernels take the buffer whole
+  }
+  inst.plan = coll::planCollective(n.coll(), double(n.commSize) / inst.chunks, dims, inst.involved, groupSize,
+                                   kernel ? own : opts_.system.algorithms, inst.grid);
   inst.numSteps = uint32_t(inst.plan.steps.size());
-  if (algos == &opts_.system.algorithms) setProtocol(inst, n);
+  if (kernel)
+    setEngineKernelCosts(inst);
+  else
+    setProtocol(inst, n);
   if (!inst.plan.problem.empty())
     fail(w_.ranks[r], n, fmt::format("{} of {} B: {}", trace::collKindName(n.coll()), n.commSize, inst.plan.problem));
   // Receive counters are 16-bit to keep large instances small.
@@ -88,6 +89,16 @@ void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
     inst.waitTail.assign(queues, kNone);
     inst.waitNext.assign(members * inst.chunks, kNone);
   }
+}
+
+/// An engine kernel pays no NCCL protocol: its start (kernel launch on the
+/// GPU, flag barrier across the peers), then its data at its own rate where
+/// that is below the link's (a few thread blocks load and store over NVLink).
+void Simulator::setEngineKernelCosts(Instance &inst) const {
+  const coll::CustomAllReduce &c = opts_.system.customAllReduce;
+  inst.protoBasePs = timeFromPs(c.startNs * 1000);
+  double link = net_.topology().spec().dims[0].bandwidth.value() / 1e9;
+  if (c.bytesPerNs > 0 && c.bytesPerNs < link) inst.wireScale = link / c.bytesPerNs;
 }
 
 /// The instance's protocol: the system's, or for `auto` what NCCL's model

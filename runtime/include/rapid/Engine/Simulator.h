@@ -218,6 +218,7 @@ private:
   void startWaiting(LaneQueue &q);
   uint32_t findInstance(uint32_t r, const trace::TraceNode &n, uint32_t group);
   void createInstance(Instance &inst, uint32_t r, const trace::TraceNode &n);
+  void setEngineKernelCosts(Instance &inst) const;
   void setProtocol(Instance &inst, const trace::TraceNode &n) const;
   void runChunk(uint32_t inst, uint32_t member, uint32_t chunk);
   void finishChunk(uint32_t inst, uint32_t member);
