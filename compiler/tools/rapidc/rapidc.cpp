@@ -226,8 +226,9 @@ int emitMemory(const Program &prog) {
   return 0;
 }
 
-/// --only: the points of the named experiments and sweeps, in file order; a
-/// name that picks nothing is an error (a typo would otherwise run nothing).
+/// --only: the points of the named experiments and sweeps, in the order the
+/// file runs them (experiments, then sweeps and searches); a name that picks
+/// nothing is an error (a typo would otherwise run nothing).
 bool keepOnly(Program &prog, DiagnosticEngine &diags) {
   if (only.empty()) return true;
   llvm::StringSet<> names, used;
