@@ -34,8 +34,8 @@ const char *algorithmName(Algorithm a) {
 std::optional<Algorithm> customAllReduce(const CustomAllReduce &c, double bytes, int ranks) {
   double max = ranks <= 2 && c.maxTwoRanks > 0 ? c.maxTwoRanks : c.max;
   if (!c.any() || ranks < 2 || bytes > max) return std::nullopt;
-  double oneShotBelow = ranks <= 2 ? max + 1 : ranks <= 4 ? c.oneShotFourRanks : c.oneShot;
-  return bytes < oneShotBelow ? Algorithm::OneShot : Algorithm::Direct;
+  if (ranks == 2) return Algorithm::OneShot; // a two-shot would move the same bytes in two steps
+  return bytes < (ranks <= 4 ? c.oneShotFourRanks : c.oneShot) ? Algorithm::OneShot : Algorithm::Direct;
 }
 
 static int kindSlot(CollKind k) {

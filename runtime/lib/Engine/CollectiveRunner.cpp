@@ -16,9 +16,6 @@
 
 #include <fmt/format.h>
 
-#include <functional>
-#include <numeric>
-
 namespace rapid::engine {
 
 using trace::TraceNode;
@@ -31,11 +28,10 @@ uint32_t Simulator::rankOf(const Instance &inst, uint32_t member) const {
 /// all-reduce of at most their size whose members lie in the first network
 /// dimension (one NVLink node); anything else is NCCL's.
 static std::optional<coll::Algorithm> engineKernel(const coll::CustomAllReduce &c, const TraceNode &n, uint32_t involved,
-                                                   const std::vector<std::vector<int>> &dims, size_t members) {
+                                                   const net::Topology &topo, size_t members) {
   if (!c.any() || n.coll() != trace::CollKind::AllReduce) return std::nullopt;
-  for (size_t d = 1; d < dims.size() && d < 32; ++d)
-    if ((involved >> d & 1) && std::accumulate(dims[d].begin(), dims[d].end(), 1, std::multiplies<>()) > 1)
-      return std::nullopt;
+  for (int d = 1; d < int(topo.spec().dims.size()) && d < 32; ++d)
+    if ((involved >> d & 1) && topo.dimSize(d) > 1) return std::nullopt;
   return coll::customAllReduce(c, double(n.commSize), int(members));
 }
 
@@ -52,7 +48,7 @@ void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
     return;
   }
   int groupSize = inst.members ? int(inst.members->size()) : 0;
-  std::optional<coll::Algorithm> kernel = engineKernel(opts_.system.customAllReduce, n, inst.involved, dims, members);
+  std::optional<coll::Algorithm> kernel = engineKernel(opts_.system.customAllReduce, n, inst.involved, topo, members);
   coll::AlgorithmTable own;
   if (kernel) {
     own.perKind[0] = {*kernel};

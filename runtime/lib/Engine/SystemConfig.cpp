@@ -52,7 +52,8 @@ const llvm::StringRef kKnownKeys[] = {
     "all-gather-implementation", "reduce-scatter-implementation", "all-to-all-implementation",
     "roofline-enabled", "peak-perf", "local-mem-bw", "endpoint-delay", "local-reduction-delay",
     "model-shared-bus", "collective-protocol", "ll-max-bandwidth", "custom-all-reduce-max",
-    "custom-all-reduce-max-two-ranks", "custom-all-reduce-one-shot-four-ranks", "custom-all-reduce-one-shot", "custom-all-reduce-start", "custom-all-reduce-bandwidth",
+    "custom-all-reduce-max-two-ranks", "custom-all-reduce-one-shot-four-ranks", "custom-all-reduce-one-shot",
+    "custom-all-reduce-start", "custom-all-reduce-bandwidth",
     // read by Astra-Sim, not by us (docs/runtime.md)
     "scheduling-policy", "collective-optimization", "intra-dimension-scheduling",
     "inter-dimension-scheduling", "boost-mode", "trace-enabled", "replay-only", "track-local-mem",
