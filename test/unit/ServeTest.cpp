@@ -259,6 +259,36 @@ TEST(Serve, APipelineRunsAnotherBatchOnceItsFirstStageIsFree) {
   for (const StepShape &s : rec.shapes) EXPECT_EQ(s.prefill.size() + size_t(s.decodeSeqs), 1u); // one request a batch
 }
 
+TEST(Serve, ReplicasInLockStepStartTogetherAndEndWithTheSlowest) {
+  Engine e = engine(ServeScheduler::Chunked);
+  e.replicas = 2;
+  e.lockstep = 2; // one expert-parallel group
+  std::vector<StepShape> shapes;
+  // A step with a prompt chunk takes two units, a decode or an idle
+  // replica's empty batch one.
+  StepCost cost = [&](const StepShape &s) -> llvm::Expected<double> {
+    shapes.push_back(s);
+    return s.prefill.empty() ? kStep : 2 * kStep;
+  };
+  llvm::Expected<Result> res = simulate({{0, 0, 10, 2}, {1, 0.001, 20, 2}}, e, cost);
+  ASSERT_TRUE(bool(res)) << llvm::toString(res.takeError());
+  const Result &r = *res;
+  EXPECT_EQ(r.requests[1].replica, 1);
+  EXPECT_DOUBLE_EQ(r.requests[0].firstToken, 2 * kStep);
+  // Request 1 arrived during the group's first step: replica 1 ran an
+  // empty batch in it and starts with the next one.
+  EXPECT_DOUBLE_EQ(r.requests[1].firstToken, 4 * kStep);
+  EXPECT_DOUBLE_EQ(r.requests[0].finish, 4 * kStep); // its decode waited for request 1's prefill
+  EXPECT_DOUBLE_EQ(r.requests[1].finish, 5 * kStep);
+  EXPECT_EQ(r.steps, 4); // replicas' steps with work: 1 + 2 + 1
+  ASSERT_EQ(shapes.size(), 6u); // three group steps of two replicas
+  EXPECT_EQ(shapes[1].tokens, 0);
+  EXPECT_EQ(shapes[1].groupTokens, 10);
+  EXPECT_EQ(shapes[2].tokens, 1); // request 0's decode ...
+  EXPECT_EQ(shapes[2].groupTokens, 20); // ... beside request 1's prompt
+  EXPECT_EQ(shapes[3].groupTokens, 20);
+}
+
 TEST(Serve, PercentilesInterpolateAsNumpyDoes) {
   std::vector<double> v{4, 1, 3, 2};
   Summary s = summarize(v);

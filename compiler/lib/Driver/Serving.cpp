@@ -33,14 +33,17 @@ class StepCosts {
 public:
   StepCosts(const ExperimentPoint &point, const ir::Program &probe)
       : point(point), shard(lower::makeShard(probe.layout, point)) {
+    // The replicas of the first expert-parallel group (one without ep):
+    // their MoE all-to-alls are part of every replica's step.
     RankLayout layout(probe.layout);
     for (int64_t r = 0; r < layout.ranks(); ++r)
-      if (layout.coord(r, ir::Group::DP) == 0) replica.push_back(r);
+      if (layout.coord(r, ir::Group::DP) < probe.layout.ep) replica.push_back(r);
   }
 
   llvm::Expected<double> operator()(const serve::StepShape &s) {
     bool decodeOnly = s.prefill.empty();
-    llvm::Expected<double> b = body(s.tokens, decodeOnly);
+    // In lock step every replica's layers wait for the group's busiest.
+    llvm::Expected<double> b = body(std::max(s.tokens, s.groupTokens), decodeOnly);
     if (!b) return b.takeError();
     std::vector<lower::PrefillChunk> chunks;
     for (const serve::Chunk &c : s.prefill) chunks.push_back({c.q, c.context});
@@ -92,7 +95,7 @@ private:
 
   const ExperimentPoint &point;
   lower::Shard shard;
-  std::vector<int64_t> replica; ///< the ranks of data-parallel replica 0
+  std::vector<int64_t> replica; ///< the ranks of data-parallel replicas 0 to ep - 1
   std::map<std::pair<int64_t, bool>, double> bodies, heads;
   CostMemo memo;
 };
@@ -177,6 +180,7 @@ llvm::Expected<RunResult> runServing(const ExperimentPoint &point) {
   e.router = s.router;
   e.replicas = point.parallel.dp;
   e.pipeline = point.parallel.pp;
+  e.lockstep = point.parallel.ep;
   e.maxBatch = s.maxBatch;
   e.tokenBudget = s.tokenBudget;
   e.blockSize = s.blockSize;

@@ -184,13 +184,15 @@ struct Checker {
            i.prefill, i.decode, kMaxTokensInFlight);
   }
 
-  /// A serving run's replicas are independent engines: each request runs on
-  /// one, so a group spanning replicas (experts over dp) or a split sequence
-  /// (cp) is not an engine the scheduler models.
+  /// A serving run's replicas are engines of their own: each request runs
+  /// on one, so a split sequence (cp) is not an engine the scheduler models.
+  /// Experts spread over replicas (ep) make ep replicas step together, one
+  /// batch at a time: not with a pipeline's several batches in flight.
   void serving(const ServingSpec &s) {
     if (par.cp > 1) fail("parallel.cp", "serving runs whole sequences on each replica (cp = {}); use tp or pp", par.cp);
-    if (par.ep > 1)
-      fail("parallel.ep", "serving keeps experts within one replica (ep = {}); its replicas are dp", par.ep);
+    if (par.ep > 1 && par.pp > 1)
+      fail("parallel.ep", "serving with experts over replicas (ep = {}) runs their steps in lock step, one batch at a "
+           "time; a pipeline (pp = {}) keeps several in flight: use pp = 1", par.ep, par.pp);
     if (p.faults && !p.faults->random.empty())
       fail("faults", "fault set '{}' draws random faults, which serving does not sample; give its faults as soft or hard "
            "links", p.faults->name);

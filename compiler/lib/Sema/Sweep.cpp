@@ -172,7 +172,7 @@ void addLayoutAxes(Sema &sema, SweepPlan &plan) {
                     num(v, "parallel.pp", double(par.pp));
     return Value::number(double(gpus) / others);
   });
-  if (base.training && base.model.experts > 1)
+  if ((base.training || base.serving) && base.model.experts > 1)
     add("ep", "parallel.ep", divisors([&](int64_t d) { return base.model.experts % d == 0; }));
   derive("sp", "parallel.sp", [=](const FieldValues &v) { return Value::boolean(num(v, "parallel.tp", double(par.tp)) > 1); });
   // The mapping of the degrees the fast links leave: replicas or pipeline
@@ -198,6 +198,7 @@ void addLayoutAxes(Sema &sema, SweepPlan &plan) {
   std::optional<TrainingSpec> training = base.training;
   bool cpWritten = written.count("parallel.cp") > 0, zeroWritten = written.count("training.zero") > 0;
   bool uneven = !endStages && (par.firstStageLayers > 0 || par.lastStageLayers > 0);
+  bool serving = base.serving.has_value();
   plan.keep = [=](const FieldValues &v) {
     double tp = num(v, "parallel.tp", double(par.tp)), dp = num(v, "parallel.dp", double(par.dp));
     double pp = num(v, "parallel.pp", double(par.pp)), ep = num(v, "parallel.ep", double(par.ep));
@@ -212,6 +213,7 @@ void addLayoutAxes(Sema &sema, SweepPlan &plan) {
     auto sp = v.find("parallel.sp");
     if (sp != v.end() && sp->second.kind == Value::Kind::Bool && sp->second.b != (tp > 1)) return false;
     if (ep > 1 && std::fmod(dp, ep) != 0) return false; // experts spread within the DP group
+    if (serving && ep > 1 && pp > 1) return false;       // replicas in lock step run one batch at a time
     if (training) { // whole microbatches per replica
       double micro = num(v, "training.micro_batch", double(training->microBatch));
       double batch = num(v, "training.global_batch", double(training->globalBatch));

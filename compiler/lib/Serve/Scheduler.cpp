@@ -86,12 +86,17 @@ public:
       // a front end sharing the engine's process is busy.
       if ((canSend() && reqs[next].arrival <= now) || (!front.empty() && front.front().first <= now)) continue;
       if (e.sharedFrontend && frontFree > now) continue;
-      for (size_t r = 0; r < reps.size(); ++r)
+      for (size_t r = 0; r < reps.size(); r += size_t(e.lockstep)) {
+        if (e.lockstep > 1) {
+          if (llvm::Error err = startGroup(r, now)) return err;
+          continue;
+        }
         while (int64_t(reps[r].flights.size()) < e.pipeline && reps[r].stageFree <= now) {
           size_t before = reps[r].flights.size();
           if (llvm::Error err = startStep(r, now)) return err;
           if (reps[r].flights.size() == before) break; // nothing to run
         }
+      }
     }
     for (Replica &rep : reps) account(rep, now);
     summarize(firstSent, now);
@@ -132,19 +137,56 @@ private:
   llvm::Error startStep(size_t r, double now) {
     Replica &rep = reps[r];
     account(rep, now);
-    StepShape shape = batcher.build(rep, out.steps);
+    StepShape shape = batcher.build(rep, builds++);
     if (rep.step.empty()) return llvm::Error::success();
     llvm::Expected<double> t = cost(shape);
     if (!t) return t.takeError();
+    launch(r, now, *t);
+    return llvm::Error::success();
+  }
+
+  /// Replicas `first`..+lockstep share their MoE layers' expert-parallel
+  /// group, whose all-to-alls need every one of them in every layer: a step
+  /// starts when all are free, a replica with nothing to run joins it with
+  /// no tokens (the engines' dummy batch), and all end with the slowest.
+  llvm::Error startGroup(size_t first, double now) {
+    size_t n = size_t(e.lockstep);
+    for (size_t r = first; r < first + n; ++r)
+      if (!reps[r].flights.empty() || reps[r].stageFree > now) return llvm::Error::success();
+    std::vector<StepShape> shapes;
+    int64_t most = 0;
+    bool any = false;
+    for (size_t r = first; r < first + n; ++r) {
+      account(reps[r], now);
+      shapes.push_back(batcher.build(reps[r], builds++));
+      most = std::max(most, shapes.back().tokens);
+      any |= !reps[r].step.empty();
+    }
+    if (!any) return llvm::Error::success();
+    double t = 0;
+    for (StepShape &shape : shapes) {
+      shape.groupTokens = most;
+      llvm::Expected<double> c = cost(shape);
+      if (!c) return c.takeError();
+      t = std::max(t, *c);
+    }
+    for (size_t r = first; r < first + n; ++r)
+      if (!reps[r].step.empty()) launch(r, now, t);
+      else reps[r].stageFree = now + t; // its dummy batch holds it until the group's step ends
+    return llvm::Error::success();
+  }
+
+  /// Replica r's built step runs from now for t seconds.
+  void launch(size_t r, double now, double t) {
+    Replica &rep = reps[r];
     for (auto [i, n] : rep.step) live[size_t(i)].inFlight = true;
-    rep.flights.push_back({now + *t, std::move(rep.step)});
+    rep.flights.push_back({now + t, std::move(rep.step)});
     rep.step.clear();
     // A pipeline's first stage takes its share of the step (even stages).
-    rep.stageFree = now + *t / double(e.pipeline);
+    rep.stageFree = now + t / double(e.pipeline);
     out.kvPeak = std::max(out.kvPeak, double(rep.usedBlocks) / double(e.kvBlocks));
     out.occupancy.push_back({now, int64_t(r), rep.usedBlocks});
     ++out.steps;
-    return llvm::Error::success();
   }
 
   /// Applies the step that ended at `now`; returns the requests it finished.
@@ -213,6 +255,7 @@ private:
   std::vector<Replica> reps;
   LogHistogram itl;
   size_t sent = 0;
+  int64_t builds = 0; ///< steps built, each its own number (an empty one too)
   Result out;
   Batcher batcher; // after `live`, which it holds
 };

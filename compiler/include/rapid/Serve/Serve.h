@@ -50,6 +50,10 @@ struct StepShape {
   int64_t decodeSeqs = 0;     ///< requests with one new token after a cache
   int64_t decodeKv = 0;       ///< tokens those attend over, in all
   int64_t swapBlocks = 0;     ///< KV blocks copied to or from host memory before it runs
+  /// With replicas in lock step: the most new tokens any replica of its
+  /// expert-parallel group runs in this step, which every one of them waits
+  /// for in each MoE layer (0 alone).
+  int64_t groupTokens = 0;
 };
 using StepCost = std::function<llvm::Expected<double>(const StepShape &)>;
 
@@ -58,6 +62,9 @@ struct Engine {
   ServeRouter router = ServeRouter::RoundRobin;
   int64_t replicas = 1;
   int64_t pipeline = 1;        ///< batches in flight at once: a replica's pipeline stages (vLLM runs pp)
+  /// Replicas whose MoE layers form one expert-parallel group (ep): they
+  /// start their steps together and end them with the slowest (1: independent).
+  int64_t lockstep = 1;
   int64_t maxBatch = 256, tokenBudget = 2048, blockSize = 16;
   int64_t kvBlocks = 0;        ///< per replica
   ServePreemption preemption = ServePreemption::Recompute;
