@@ -289,6 +289,38 @@ TEST(Serve, ReplicasInLockStepStartTogetherAndEndWithTheSlowest) {
   EXPECT_EQ(shapes[3].groupTokens, 20);
 }
 
+TEST(Serve, APrefillReplicaMovesEachCacheToADecodeReplicaOneAtATime) {
+  Recorder rec;
+  Engine e = engine(ServeScheduler::Chunked);
+  e.replicas = 2;
+  e.prefillReplicas = 1;
+  // 1 ms fixed, 0.1 ms a token of the prompt holding both ends' links.
+  std::vector<std::pair<int64_t, int64_t>> asked;
+  e.transfer = [&](int64_t from, int64_t to) -> llvm::Expected<std::pair<double, double>> {
+    asked.push_back({from, to});
+    return std::pair{0.001, 0.0001};
+  };
+  Result r = run({{0, 0, 10, 3}, {1, 0, 10, 3}}, e, rec);
+  EXPECT_EQ(asked, (std::vector<std::pair<int64_t, int64_t>>{{0, 1}})); // once per pair
+  for (const RequestRecord &q : r.requests) {
+    EXPECT_EQ(q.replica, 0);
+    EXPECT_EQ(q.decodeReplica, 1);
+    EXPECT_DOUBLE_EQ(q.firstToken, kStep); // both prompts in one step
+  }
+  EXPECT_DOUBLE_EQ(r.requests[0].transfer, 0.002);
+  EXPECT_DOUBLE_EQ(r.requests[1].transfer, 0.003); // behind the first on the links
+  // Request 0 decodes alone from 12 ms; request 1, landed at 13 ms, joins
+  // the next step.
+  EXPECT_DOUBLE_EQ(r.requests[0].finish, 0.012 + 2 * kStep);
+  EXPECT_DOUBLE_EQ(r.requests[1].finish, 0.012 + 3 * kStep);
+  ASSERT_EQ(rec.shapes.size(), 4u);
+  EXPECT_EQ(rec.shapes[0].prefill.size(), 2u);
+  EXPECT_EQ(rec.shapes[1].decodeSeqs, 1);
+  EXPECT_EQ(rec.shapes[1].decodeKv, 11); // the moved prompt and its first token
+  EXPECT_EQ(rec.shapes[2].decodeSeqs, 2);
+  EXPECT_DOUBLE_EQ(r.transfer.p50, 0.0025);
+}
+
 TEST(Serve, PercentilesInterpolateAsNumpyDoes) {
   std::vector<double> v{4, 1, 3, 2};
   Summary s = summarize(v);

@@ -79,6 +79,7 @@ PointResult makeResult(const ExperimentPoint &p, const RunResult *run) {
     out.duration = s.duration, out.requestsPerSecond = s.requestsPerSecond;
     out.outputTokensPerSecond = s.outputTokensPerSecond, out.kvPeak = s.kvPeak, out.kvMean = s.kvMean;
     out.prefixHitRate = s.prefixHitRate;
+    if (p.serving->prefillReplicas > 0) out.kvTransfer = s.transfer;
     out.ttft = s.ttft, out.tpot = s.tpot, out.itl = s.itl, out.e2e = s.e2e;
     out.sloAttainment = s.sloAttainment, out.goodput = s.goodput;
     out.sloMissed = sloMissed(*p.serving, s.sloAttainment);
@@ -167,8 +168,10 @@ std::string resultJson(const PointResult &r, llvm::StringRef fingerprint) {
         writeNumber(j, "duration_s", s->duration);
         writeNumber(j, "requests_per_s", s->requestsPerSecond);
         writeNumber(j, "output_tokens_per_s", s->outputTokensPerSecond);
-        for (auto [name, sum] : {std::pair{"ttft_s", &s->ttft}, {"tpot_s", &s->tpot}, {"itl_s", &s->itl},
-                                 {"e2e_s", &s->e2e}})
+        std::vector<std::pair<const char *, const serve::Summary *>> sums{
+            {"ttft_s", &s->ttft}, {"tpot_s", &s->tpot}, {"itl_s", &s->itl}, {"e2e_s", &s->e2e}};
+        if (s->kvTransfer) sums.push_back({"kv_transfer_s", &*s->kvTransfer});
+        for (auto [name, sum] : sums)
           j.attributeObject(name, [&] {
             writeNumber(j, "mean", sum->mean);
             writeNumber(j, "p50", sum->p50);
@@ -290,7 +293,7 @@ static bool fromJSON(const llvm::json::Value &v, PointResult::Serving &s, llvm::
          o.map("steps", s.steps) && o.map("preemptions", s.preemptions) && o.map("kv_blocks", s.kvBlocks) &&
          o.map("kv_peak", s.kvPeak) && o.map("kv_mean", s.kvMean) && o.map("slo_attainment", s.sloAttainment) &&
          o.map("goodput_requests_per_s", s.goodput) && o.map("slo_missed", s.sloMissed) &&
-         o.mapOptional("prefix_hit_rate", s.prefixHitRate);
+         o.mapOptional("prefix_hit_rate", s.prefixHitRate) && o.mapOptional("kv_transfer_s", s.kvTransfer);
 }
 
 static bool fromJSON(const llvm::json::Value &v, PointResult &r, llvm::json::Path p) {

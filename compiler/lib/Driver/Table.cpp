@@ -61,6 +61,7 @@ void printResultRow(const PointResult &r, llvm::raw_ostream &os) {
     if (s->prefixHitRate > 0) os << fmt::format("      prefix cache: {:.0f} % of prompt tokens hit\n", 100 * s->prefixHitRate);
     os << "      TTFT " << tail(s->ttft) << "\n      ITL  " << tail(s->itl) << "\n      TPOT " << tail(s->tpot)
        << "\n      E2E  " << tail(s->e2e) << "\n";
+    if (s->kvTransfer) os << "      KV cache moved to decode replicas in " << tail(*s->kvTransfer) << "\n";
   }
   for (const FaultStudy &f : r.faultStudies) {
     double base = f.baseline;
@@ -126,12 +127,16 @@ std::string requestsCsv(const std::vector<PointResult> &results) {
   std::string out;
   for (const PointResult &r : results) {
     if (!r.serving || r.serving->records.empty()) continue;
-    if (out.empty()) out = "experiment,point,request,replica,sent_s,prompt,output,ttft_s,tpot_s,e2e_s,preemptions\n";
+    if (out.empty())
+      out = "experiment,point,request,replica,sent_s,prompt,output,ttft_s,tpot_s,e2e_s,preemptions,decode_replica,"
+            "kv_transfer_s\n";
     for (const serve::RequestRecord &q : r.serving->records) {
       std::optional<double> tpot = q.tpot();
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", text(r.experiment), text(r.label), q.id, q.replica,
+      bool moved = q.decodeReplica >= 0; // disaggregated: its cache moved to a decode replica
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", text(r.experiment), text(r.label), q.id, q.replica,
                          jsonNumberText(q.sent), q.prompt, q.output, jsonNumberText(q.ttft()),
-                         tpot ? jsonNumberText(*tpot) : "", jsonNumberText(q.e2e()), q.preemptions);
+                         tpot ? jsonNumberText(*tpot) : "", jsonNumberText(q.e2e()), q.preemptions,
+                         moved ? std::to_string(q.decodeReplica) : "", moved ? jsonNumberText(q.transfer) : "");
     }
   }
   return out;
@@ -156,6 +161,10 @@ std::string requestsJsonl(const std::vector<PointResult> &results) {
         if (std::optional<double> tpot = q.tpot()) writeNumber(j, "tpot_s", *tpot);
         writeNumber(j, "e2e_s", q.e2e());
         j.attribute("preemptions", q.preemptions);
+        if (q.decodeReplica >= 0) {
+          j.attribute("decode_replica", q.decodeReplica);
+          writeNumber(j, "kv_transfer_s", q.transfer);
+        }
       });
       os << "\n";
     }

@@ -196,6 +196,12 @@ struct Checker {
     if (p.faults && !p.faults->random.empty())
       fail("faults", "fault set '{}' draws random faults, which serving does not sample; give its faults as soft or hard "
            "links", p.faults->name);
+    if (s.prefillReplicas > 0 && s.prefillReplicas >= par.dp)
+      fail("serving.prefill_replicas", "prefill_replicas = {} leaves no decode replica of dp = {}", s.prefillReplicas,
+           par.dp);
+    if (s.prefillReplicas > 0 && par.ep > 1)
+      fail("serving.prefill_replicas", "disaggregated serving with experts over replicas (ep = {}) is not modelled: "
+           "its lock-step groups would mix prefill and decode replicas", par.ep);
     if (s.tokenBudget < s.maxBatch && s.scheduler == ServeScheduler::Chunked)
       fail("serving.token_budget", "token_budget = {} is less than max_batch = {}: a step could not decode every sequence",
            s.tokenBudget, s.maxBatch);

@@ -53,6 +53,10 @@ struct Replica {
   /// usedBlocks for good); empty until the first is cached.
   std::vector<int64_t> prefixTokens;
   double blockSeconds = 0, since = 0; ///< blocks in use x time until `since`, for the mean occupancy
+  /// Disaggregated: KV-cache moves out of this replica hold its links until
+  /// sendFree, moves into it until receiveFree; `incoming` are on their way.
+  double sendFree = 0, receiveFree = 0;
+  int64_t incoming = 0;
 };
 
 class Batcher {

@@ -17,9 +17,17 @@
 #include <deque>
 #include <fmt/format.h>
 #include <limits>
+#include <map>
 
 namespace rapid::serve {
 namespace {
+
+/// A KV cache on its way from a prefill replica to a decode replica.
+struct Transfer {
+  double end = 0;
+  int64_t request = 0;
+  size_t from = 0, to = 0;
+};
 
 class Simulation {
 public:
@@ -48,7 +56,7 @@ public:
       double tF = front.empty() ? kNever : front.front().first;
       // The earliest step to end, and the earliest first stage to free up
       // for another batch (pipelines only).
-      double tS = kNever, tP = kNever;
+      double tS = kNever, tP = kNever, tX = transfers.empty() ? kNever : transfers.front().end;
       size_t stepRep = 0, stepFlight = 0;
       for (size_t r = 0; r < reps.size(); ++r) {
         for (size_t f = 0; f < reps[r].flights.size(); ++f)
@@ -56,7 +64,7 @@ public:
         if (int64_t(reps[r].flights.size()) < e.pipeline && reps[r].stageFree > now && hasWork(reps[r]))
           tP = std::min(tP, reps[r].stageFree);
       }
-      now = std::min({tA, tF, tS, tP});
+      now = std::min({tA, tF, tS, tP, tX});
       if (now == kNever)
         return llvm::createStringError("serving stalled with %zu requests unfinished", reqs.size() - done);
       if (now == tA) { // the client sends every request due; the front end takes them in turn
@@ -81,10 +89,18 @@ public:
         size_t finished = finishStep(stepRep, stepFlight, now);
         done += finished;
         inSystem -= finished;
+        for (int64_t i : prefilled)
+          if (llvm::Error err = handOff(stepRep, i, now)) return err;
+        prefilled.clear();
+      } else if (now == tX) { // a KV cache is on its decode replica
+        land(transfers.front(), now);
+        transfers.erase(transfers.begin());
       }
       // Steps start once everything due at this moment is in, and not while
       // a front end sharing the engine's process is busy.
-      if ((canSend() && reqs[next].arrival <= now) || (!front.empty() && front.front().first <= now)) continue;
+      if ((canSend() && reqs[next].arrival <= now) || (!front.empty() && front.front().first <= now) ||
+          (!transfers.empty() && transfers.front().end <= now))
+        continue;
       if (e.sharedFrontend && frontFree > now) continue;
       for (size_t r = 0; r < reps.size(); r += size_t(e.lockstep)) {
         if (e.lockstep > 1) {
@@ -115,13 +131,60 @@ private:
     return llvm::Error::success();
   }
 
+  /// A new request's replica: a prefill one when serving is disaggregated.
   int64_t route() {
-    if (e.router == ServeRouter::RoundRobin) return int64_t(sent++ % reps.size());
-    size_t best = 0; // fewest requests in flight, the lowest index on a tie
-    auto load = [&](size_t r) { return reps[r].waiting.size() + reps[r].running.size(); };
-    for (size_t r = 1; r < reps.size(); ++r)
+    size_t n = e.prefillReplicas > 0 ? size_t(e.prefillReplicas) : reps.size();
+    return int64_t(pick(0, n, sent));
+  }
+  /// Of replicas [first, first + n): the next in turn, or the one with the
+  /// fewest requests in flight or on their way (the lowest on a tie).
+  size_t pick(size_t first, size_t n, size_t &turn) {
+    if (e.router == ServeRouter::RoundRobin) return first + turn++ % n;
+    size_t best = first;
+    auto load = [&](size_t r) { return reps[r].waiting.size() + reps[r].running.size() + size_t(reps[r].incoming); };
+    for (size_t r = first + 1; r < first + n; ++r)
       if (load(r) < load(best)) best = r;
-    return int64_t(best);
+    return best;
+  }
+
+  /// Disaggregated: request i has its first token from prefill replica r.
+  /// Its KV cache moves to a decode replica, behind the moves already
+  /// holding the sender's or the receiver's links, and keeps its blocks on r
+  /// until it is there.
+  llvm::Error handOff(size_t r, int64_t i, double now) {
+    Replica &rep = reps[r];
+    live[size_t(i)].running = false;
+    rep.running.erase(std::find(rep.running.begin(), rep.running.end(), i));
+    size_t prefill = size_t(e.prefillReplicas), to = pick(prefill, reps.size() - prefill, decodeTurn);
+    out.requests[size_t(i)].decodeReplica = int64_t(to);
+    auto [cost, fresh] = transferCosts.try_emplace({r, to});
+    if (fresh) {
+      llvm::Expected<std::pair<double, double>> c = e.transfer(int64_t(r), int64_t(to));
+      if (!c) return c.takeError();
+      cost->second = *c;
+    }
+    auto [base, perToken] = cost->second;
+    double busy = perToken * double(live[size_t(i)].computed);
+    double start = std::max({now, rep.sendFree, reps[to].receiveFree});
+    rep.sendFree = reps[to].receiveFree = start + busy;
+    ++reps[to].incoming;
+    Transfer t{start + base + busy, i, r, to};
+    auto later = [](const Transfer &a, const Transfer &b) { return a.end < b.end; };
+    transfers.insert(std::upper_bound(transfers.begin(), transfers.end(), t, later), t);
+    return llvm::Error::success();
+  }
+
+  /// The move ended: the prefill replica frees the request's blocks and
+  /// the decode replica queues it with its cache computed (its first
+  /// decode admits it, as a request swapped back in).
+  void land(const Transfer &t, double now) {
+    account(reps[t.from], now);
+    batcher.release(reps[t.from], t.request);
+    live[size_t(t.request)].sharedBlocks = 0; // the prefix cache stays on the prefill replica
+    --reps[t.to].incoming;
+    reps[t.to].waiting.push_back(t.request);
+    RequestRecord &rec = out.requests[size_t(t.request)];
+    rec.transfer = now - rec.firstToken;
   }
 
   /// Requests that a step could take: waiting, or running and not in flight.
@@ -208,7 +271,10 @@ private:
       if (l.generated == 1) rec.firstToken = now;
       else itl.add(now - l.lastToken); // after a preemption, the wait for its recompute too
       l.lastToken = now;
-      if (l.generated < rec.output) continue;
+      if (l.generated < rec.output) {
+        if (int64_t(r) < e.prefillReplicas) prefilled.push_back(i); // its cache moves (handOff)
+        continue;
+      }
       rec.finish = now;
       l.running = false;
       batcher.release(rep, i);
@@ -237,6 +303,10 @@ private:
     out.tpot = serve::summarize(tpot);
     out.e2e = serve::summarize(e2e);
     out.itl = itl.summary();
+    std::vector<double> moves;
+    for (const RequestRecord &r : out.requests)
+      if (r.decodeReplica >= 0) moves.push_back(r.transfer);
+    out.transfer = serve::summarize(moves);
     out.duration = end - firstSent;
     if (out.duration > 0) {
       out.requestsPerSecond = double(reqs.size()) / out.duration;
@@ -254,7 +324,10 @@ private:
   std::vector<Live> live;
   std::vector<Replica> reps;
   LogHistogram itl;
-  size_t sent = 0;
+  std::vector<Transfer> transfers; ///< by end, first handed off first among equal ends
+  std::vector<int64_t> prefilled;  ///< requests the step that just ended prefilled on a prefill replica
+  std::map<std::pair<size_t, size_t>, std::pair<double, double>> transferCosts; ///< per (from, to)
+  size_t sent = 0, decodeTurn = 0;
   int64_t builds = 0; ///< steps built, each its own number (an empty one too)
   Result out;
   Batcher batcher; // after `live`, which it holds

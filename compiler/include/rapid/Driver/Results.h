@@ -61,6 +61,7 @@ struct PointResult {
     int64_t requests = 0, steps = 0, preemptions = 0, kvBlocks = 0;
     double duration = 0, requestsPerSecond = 0, outputTokensPerSecond = 0, kvPeak = 0, kvMean = 0;
     double prefixHitRate = 0;
+    std::optional<serve::Summary> kvTransfer; ///< disaggregated serving: prompt caches moved to decode replicas
     serve::Summary ttft, tpot, itl, e2e;
     double sloAttainment = 1, goodput = 0; ///< requests within the SLO targets: share, per second
     std::string sloMissed; ///< why the point misses its SLO ("" when it meets it or sets none)

@@ -65,6 +65,14 @@ struct Engine {
   /// Replicas whose MoE layers form one expert-parallel group (ep): they
   /// start their steps together and end them with the slowest (1: independent).
   int64_t lockstep = 1;
+  /// Disaggregated serving: the first this many replicas only prefill; a
+  /// request's KV cache then moves to one of the others, which decode
+  /// (0: every replica does both).
+  int64_t prefillReplicas = 0;
+  /// Moving a prompt's KV cache from replica `from` to replica `to`: a fixed
+  /// part and one per token, in seconds (the per-token part holds the links
+  /// at both ends). Asked once per pair that moves one.
+  std::function<llvm::Expected<std::pair<double, double>>(int64_t from, int64_t to)> transfer;
   int64_t maxBatch = 256, tokenBudget = 2048, blockSize = 16;
   int64_t kvBlocks = 0;        ///< per replica
   ServePreemption preemption = ServePreemption::Recompute;
@@ -87,6 +95,8 @@ struct Summary {
 
 struct RequestRecord {
   int64_t id = 0, replica = 0, prompt = 0, output = 0, preemptions = 0;
+  int64_t decodeReplica = -1; ///< disaggregated: where it decoded after its KV cache moved (-1: none)
+  double transfer = 0;        ///< disaggregated: from its first token until its KV cache was on the decode replica
   double sent = 0;       ///< when the client sent it: its arrival, or later when the concurrency limit held it
   double firstToken = 0; ///< end of the step that sampled its first token
   double finish = 0;
@@ -110,6 +120,7 @@ struct Occupancy {
 struct Result {
   std::vector<RequestRecord> requests; ///< in request order
   Summary ttft, tpot, itl, e2e;        ///< seconds
+  Summary transfer;                    ///< disaggregated: KV-cache moves, queueing included (seconds)
   double duration = 0;                 ///< first send to last finish
   double requestsPerSecond = 0, outputTokensPerSecond = 0;
   int64_t steps = 0, preemptions = 0;
