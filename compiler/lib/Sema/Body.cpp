@@ -30,7 +30,7 @@ std::string Sema::noun(const Record &r) const {
 }
 
 void Sema::bind(Bindings &fields, const KindSchema &schema, const std::string &owner, const ast::AssignStmt &s,
-                const std::string &prefix, Seen &seen, std::set<std::string> *sections, size_t strip) {
+                const std::string &prefix, Seen &seen, std::set<std::string, std::less<>> *sections, size_t strip) {
   std::string path = prefix + s.path.dotted().substr(strip);
   const FieldSpec *spec = schema.find(path);
   if (!spec) {

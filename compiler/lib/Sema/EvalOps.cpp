@@ -39,7 +39,8 @@ bool Evaluator::needNumber(const Value &v, llvm::SMRange r) {
   if (v.isError()) return false;
   if (v.isNumber()) return true;
   if (v.kind == Value::Kind::Symbol) {
-    diags.report(DiagID::UnknownName, r, "name", v.s, didYouMean(v.s, knownNames));
+    diags.report(DiagID::UnknownName, r, "name", v.s,
+                 didYouMean(v.s, knownNames ? knownNames() : std::vector<std::string_view>{}));
     return false;
   }
   diags.report(DiagID::ExpectedKind, r, "a number", v.describe());

@@ -14,13 +14,13 @@
 namespace rapid::sema {
 
 RecordScope::RecordScope(Sema &sema, const KindSchema &schema, const Bindings &fields,
-                         const std::set<std::string> *sections, const FieldValues *overrides,
+                         const std::set<std::string, std::less<>> *sections, const FieldValues *overrides,
                          std::string owner, llvm::SMRange ownerRange)
     : sema(sema), schema(schema), fields(fields), sections(sections), overrides(overrides),
       owner(std::move(owner)), ownerRange(ownerRange) {}
 
 bool RecordScope::active(const FieldSpec &spec) const {
-  return spec.group.empty() || !sections || sections->count(std::string(spec.group));
+  return spec.group.empty() || !sections || sections->count(spec.group);
 }
 
 const ast::Expr *Sema::defaultExpr(const FieldSpec &spec) {
@@ -50,9 +50,9 @@ static Value evalFor(const FieldSpec &spec, Evaluator &ev, const ast::Expr &e) {
 }
 
 Value RecordScope::get(const FieldSpec &spec) {
-  std::string path(spec.path);
-  if (auto it = cache.find(path); it != cache.end())
+  if (auto it = cache.find(spec.path); it != cache.end())
     return it->second;
+  std::string path(spec.path);
   if (overrides)
     if (auto it = overrides->find(path); it != overrides->end())
       return cache[path] = checkField(spec, it->second, nullptr, it->second.range, sema.diags);
@@ -63,8 +63,12 @@ Value RecordScope::get(const FieldSpec &spec) {
     return Value::error();
   }
   Evaluator ev(sema.diags, [this](const ast::NameExpr &e) { return lookup(e); });
-  for (const FieldSpec &f : schema.fields)
-    if (active(f)) ev.knownNames.emplace_back(f.path);
+  ev.knownNames = [this] {
+    std::vector<std::string_view> names;
+    for (const FieldSpec &f : schema.fields)
+      if (active(f)) names.push_back(f.path);
+    return names;
+  };
   Value v;
   if (bound != fields.end()) {
     v = checkField(spec, evalFor(spec, ev, *bound->second.expr), bound->second.expr, ownerRange, sema.diags);
@@ -78,8 +82,7 @@ Value RecordScope::get(const FieldSpec &spec) {
 }
 
 bool RecordScope::isSet(const FieldSpec &spec) const {
-  return fields.count(std::string(spec.path)) || !spec.deflt.empty() ||
-         (overrides && overrides->count(std::string(spec.path)));
+  return fields.count(spec.path) || !spec.deflt.empty() || (overrides && overrides->count(spec.path));
 }
 
 /// A replayed profile is its own workload: a replay names no model.

@@ -15,7 +15,8 @@ namespace rapid::sema {
 
 /// Resolved fields of one declaration, by dotted path, in sorted order: what
 /// Sema evaluates before it fills the typed specs (Typed.cpp).
-using FieldValues = std::map<std::string, Value>;
+/// Transparent (std::less<>): looked up by a field table's string_views without a copy.
+using FieldValues = std::map<std::string, Value, std::less<>>;
 
 // A checked Value into a typed member (Typed.cpp). Sema has checked the
 // value against the member's row, so each conversion is direct.
@@ -49,14 +50,14 @@ struct Binding {
   const ast::Expr *expr = nullptr;
   llvm::SMRange pathRange;
 };
-using Bindings = std::map<std::string, Binding>;
+using Bindings = std::map<std::string, Binding, std::less<>>;
 
 /// A declaration merged with everything it derives from, not yet evaluated.
 struct Record {
   const ast::Decl *decl = nullptr;
   const KindSchema *schema = nullptr;
   Bindings fields;
-  std::set<std::string> sections; ///< top-level sections written (training, ...)
+  std::set<std::string, std::less<>> sections; ///< top-level sections written (training, ...)
   struct Dim {
     const ast::DimStmt *stmt;
     Bindings fields;
@@ -91,8 +92,10 @@ class Evaluator {
 public:
   Evaluator(DiagnosticEngine &diags, NameLookup lookup) : diags(diags), lookup(std::move(lookup)) {}
   Value eval(const ast::Expr &e);
-  /// Names offered in "did you mean" when an unknown name is used in arithmetic.
-  std::vector<std::string> knownNames;
+  /// Names offered in "did you mean" when an unknown name is used in
+  /// arithmetic; listed only then (a record's every field, per field
+  /// evaluated, was most of a large sweep's resolution).
+  std::function<std::vector<std::string_view>()> knownNames;
 
 private:
   Value number(const ast::NumberExpr &e);
@@ -124,7 +127,7 @@ class Sema;
 class RecordScope {
 public:
   RecordScope(Sema &sema, const KindSchema &schema, const Bindings &fields,
-              const std::set<std::string> *sections, const FieldValues *overrides,
+              const std::set<std::string, std::less<>> *sections, const FieldValues *overrides,
               std::string owner, llvm::SMRange ownerRange);
   /// The value of a field, or an error value (already reported).
   Value get(const FieldSpec &spec);
@@ -144,11 +147,11 @@ private:
   Sema &sema;
   const KindSchema &schema;
   const Bindings &fields;
-  const std::set<std::string> *sections;
+  const std::set<std::string, std::less<>> *sections;
   const FieldValues *overrides;
   std::string owner; ///< "model 'llama3_70b'" for messages
   llvm::SMRange ownerRange; ///< where problems without a value of their own are reported
-  std::map<std::string, Value> cache;
+  FieldValues cache;
   std::set<std::string> inProgress;
   const Record *base = nullptr;
   std::unique_ptr<RecordScope> baseScope;
@@ -223,7 +226,7 @@ private:
   void bindOverride(Record &r, const ast::AssignStmt &a, Seen &seen);
   void bindLinkOverride(Record &r, const LinkOverride &o);
   void bind(Bindings &fields, const KindSchema &schema, const std::string &owner, const ast::AssignStmt &s,
-            const std::string &prefix, Seen &seen, std::set<std::string> *sections = nullptr, size_t strip = 0);
+            const std::string &prefix, Seen &seen, std::set<std::string, std::less<>> *sections = nullptr, size_t strip = 0);
   void applyOverrides();
   void checkAllDecls();
   void runExperiment(const ast::Decl &d, std::vector<ExperimentPoint> &out);
