@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace rapid;
 using namespace rapid::serve;
 
@@ -319,6 +321,48 @@ TEST(Serve, APrefillReplicaMovesEachCacheToADecodeReplicaOneAtATime) {
   EXPECT_EQ(rec.shapes[1].decodeKv, 11); // the moved prompt and its first token
   EXPECT_EQ(rec.shapes[2].decodeSeqs, 2);
   EXPECT_DOUBLE_EQ(r.transfer.p50, 0.0025);
+}
+
+TEST(Serve, SpeculativeDecodingEmitsTheAcceptedDraftsAndTheTargetsToken) {
+  Recorder rec;
+  Engine e = engine(ServeScheduler::Chunked);
+  e.speculative = 3;
+  e.acceptance = 1; // every draft accepted: four tokens a step
+  Result r = run({{0, 0, 10, 9}}, e, rec);
+  EXPECT_DOUBLE_EQ(r.requests[0].firstToken, kStep);
+  EXPECT_DOUBLE_EQ(r.requests[0].finish, 3 * kStep); // 1 + 4 + 4 tokens
+  ASSERT_EQ(rec.shapes.size(), 3u);
+  const StepShape &s = rec.shapes[1];
+  EXPECT_EQ(s.tokens, 4); // the last token and three drafts, verified together
+  EXPECT_EQ(s.decodeSeqs, 1);
+  EXPECT_EQ(s.decodeKv, 14);
+  EXPECT_EQ(s.sampled, 4);
+  EXPECT_EQ(s.draftSeqs, 1);
+  EXPECT_EQ(s.draftPasses, 3);
+  EXPECT_NEAR(r.itl.p50, kStep, kStep * 1e-3); // the four arrive as one chunk
+  EXPECT_DOUBLE_EQ(r.tpot.mean, 2 * kStep / 8);
+
+  // None accepted: one token a step, each step still verifying its drafts
+  // (at most as many as the answer has room for).
+  Recorder none;
+  e.acceptance = 0;
+  r = run({{0, 0, 10, 4}}, e, none);
+  EXPECT_DOUBLE_EQ(r.requests[0].finish, 4 * kStep);
+  ASSERT_EQ(none.shapes.size(), 4u);
+  EXPECT_EQ(none.shapes[1].tokens, 3); // two drafts: three tokens left to generate
+  EXPECT_EQ(none.shapes[2].tokens, 2);
+  EXPECT_EQ(none.shapes[3].tokens, 1);
+}
+
+TEST(Serve, SpeculativeStepsEmitTheExpectedTokensOnAverage) {
+  Recorder rec;
+  Engine e = engine(ServeScheduler::Chunked, 100000);
+  e.speculative = 4;
+  e.acceptance = 0.7;
+  Result r = run({{0, 0, 10, 20001}}, e, rec);
+  // Leviathan et al.: (1 - a^(k+1)) / (1 - a) = 2.7731 tokens a step.
+  double perStep = 20000.0 / double(r.steps - 1);
+  EXPECT_NEAR(perStep, (1 - std::pow(0.7, 5)) / 0.3, 0.03);
 }
 
 TEST(Serve, PercentilesInterpolateAsNumpyDoes) {

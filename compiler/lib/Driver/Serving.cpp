@@ -26,6 +26,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <memory>
 #include <numeric>
 
 namespace rapid::run {
@@ -43,25 +44,65 @@ public:
   }
 
   llvm::Expected<double> operator()(const serve::StepShape &s) {
+    llvm::Expected<double> t = pass(s);
+    if (!t) return t.takeError();
+    llvm::Expected<double> d = draftPasses(s);
+    if (!d) return d.takeError();
+    // Swapped blocks cross the host link before the step runs (vLLM V0).
+    double swap = double(s.swapBlocks) * blockBytes / point.gpu.hostBandwidth.value();
+    double host = point.stack.stepOverhead.value() +
+                  double(s.decodeSeqs + int64_t(s.prefill.size())) * point.stack.sequenceOverhead.value();
+    return *t + *d + host + swap;
+  }
+
+  /// The model's forward over the step's tokens: body, attention, head.
+  llvm::Expected<double> pass(const serve::StepShape &s) {
     bool decodeOnly = s.prefill.empty();
     // In lock step every replica's layers wait for the group's busiest.
     llvm::Expected<double> b = body(std::max(s.tokens, s.groupTokens), decodeOnly);
     if (!b) return b.takeError();
     std::vector<lower::PrefillChunk> chunks;
-    for (const serve::Chunk &c : s.prefill) chunks.push_back({c.q, c.context});
-    double attention = timeOf(lower::serveAttention(shard, chunks, s.decodeSeqs, s.decodeKv), decodeOnly);
+    int64_t chunkTokens = 0;
+    for (const serve::Chunk &c : s.prefill) {
+      chunks.push_back({c.q, c.context});
+      chunkTokens += c.q;
+    }
+    double attention =
+        timeOf(lower::serveAttention(shard, chunks, s.decodeSeqs, s.decodeKv, s.tokens - chunkTokens), decodeOnly);
     auto [it, fresh] = heads.try_emplace({s.sampled, decodeOnly}, 0.0);
     if (fresh) it->second = timeOf(lower::serveHead(shard, s.sampled), decodeOnly);
-    // Swapped blocks cross the host link before the step runs (vLLM V0).
-    double swap = double(s.swapBlocks) * blockBytes / point.gpu.hostBandwidth.value();
-    double host = point.stack.stepOverhead.value() +
-                  double(s.decodeSeqs + int64_t(s.prefill.size())) * point.stack.sequenceOverhead.value();
-    return *b + attention * double(point.model.layers) + it->second + host + swap;
+    return *b + attention * double(point.model.layers) + it->second;
   }
 
   double blockBytes = 0; ///< one KV block on the GPU that holds the most layers
+  /// Speculative decoding: the draft's costs (serving.draft, or a one-layer
+  /// head of the model's shape), on the same ranks.
+  std::unique_ptr<StepCosts> draft;
 
 private:
+  /// The draft's part of a speculative step: a first pass over the step's
+  /// prompt chunks (the draft keeps its own cache of them) and one token of
+  /// each speculating decode, then one pass per further draft, one after
+  /// another; each samples the speculating decodes.
+  llvm::Expected<double> draftPasses(const serve::StepShape &s) {
+    if (!draft || (s.draftSeqs == 0 && s.prefill.empty())) return 0.0;
+    serve::StepShape first;
+    first.prefill = s.prefill;
+    for (const serve::Chunk &c : s.prefill) first.tokens += c.q;
+    first.tokens += s.draftSeqs;
+    first.decodeSeqs = first.sampled = s.draftSeqs;
+    if (s.draftSeqs > 0) first.decodeKv = s.decodeKv / s.decodeSeqs * s.draftSeqs; // the decodes' mean cache
+    first.groupTokens = s.groupTokens;
+    llvm::Expected<double> t = draft->pass(first);
+    if (!t || s.draftPasses <= 1) return t;
+    serve::StepShape next = first;
+    next.prefill.clear();
+    next.tokens = s.draftSeqs;
+    llvm::Expected<double> more = draft->pass(next);
+    if (!more) return more.takeError();
+    return *t + double(s.draftPasses - 1) * *more;
+  }
+
   /// The body at `tokens`, linear between the grid points around it.
   llvm::Expected<double> body(int64_t tokens, bool decodeOnly) {
     int64_t step = tokens <= 64 ? 1 : int64_t(1) << (63 - __builtin_clzll(uint64_t(tokens)) - 4);
@@ -279,6 +320,22 @@ llvm::Expected<RunResult> runServing(const ExperimentPoint &point) {
   }
   StepCosts costs(point, probe);
   costs.blockBytes = kv.blockBytes;
+  ExperimentPoint draftPoint;
+  ir::Program draftProbe;
+  if (s.speculativeTokens > 0) {
+    e.speculative = s.speculativeTokens;
+    e.acceptance = s.acceptance;
+    e.seed = uint64_t(s.seed);
+    draftPoint = point;
+    if (point.draftModel) {
+      draftPoint.model = *point.draftModel;
+    } else { // EAGLE's and MTP's head: one layer of the model's shape, its embedding and LM head
+      draftPoint.model.layers = 1;
+      draftPoint.parallel.firstStageLayers = draftPoint.parallel.lastStageLayers = 0;
+    }
+    draftProbe = compilePoint(draftPoint, po);
+    costs.draft = std::make_unique<StepCosts>(draftPoint, draftProbe);
+  }
   llvm::Expected<serve::Result> res = serve::simulate(*reqs, e, [&](const serve::StepShape &shape) {
     return costs(shape);
   });

@@ -33,7 +33,7 @@ void buildServeBody(const Shard &sh, ir::Graph &g, int64_t stage, const ir::Serv
 }
 
 std::vector<Op> serveAttention(const Shard &sh, const std::vector<PrefillChunk> &chunks, int64_t decodeSeqs,
-                               int64_t decodeKv) {
+                               int64_t decodeKv, int64_t decodeQueries) {
   std::vector<Op> out;
   for (const PrefillChunk &ch : chunks) {
     Shard one = sh;
@@ -58,7 +58,13 @@ std::vector<Op> serveAttention(const Shard &sh, const std::vector<PrefillChunk> 
     dec.s = 1;
     dec.tokens = decodeSeqs;
     dec.kvTokens = std::max<int64_t>(1, std::llround(double(decodeKv) / double(decodeSeqs)));
-    out.push_back(decodeAttention(dec));
+    Op op = decodeAttention(dec);
+    if (decodeQueries > decodeSeqs) { // drafts checked too: each row's products over the same cache, read once
+      double rows = double(decodeQueries) / double(decodeSeqs);
+      op.shape.m = std::llround(rows);
+      op.flops *= rows;
+    }
+    out.push_back(op);
   }
   return out;
 }

@@ -202,6 +202,17 @@ struct Checker {
     if (s.prefillReplicas > 0 && par.ep > 1)
       fail("serving.prefill_replicas", "disaggregated serving with experts over replicas (ep = {}) is not modelled: "
            "its lock-step groups would mix prefill and decode replicas", par.ep);
+    if (s.speculativeTokens > 0 && par.pp > 1)
+      fail("serving.speculative_tokens", "speculative decoding with a pipeline (pp = {}) is not modelled: the draft "
+           "and the model's check run in one step on each replica; use pp = 1", par.pp);
+    if (const std::optional<ModelSpec> &d = p.draftModel) {
+      if (d->vocab != m.vocab)
+        fail("serving.draft", "draft model '{}' has a vocabulary of {} tokens and '{}' {}: its drafts must be the "
+             "model's tokens", d->name, d->vocab, m.name, m.vocab);
+      if (d->heads % par.tp != 0 || (d->kvHeads % par.tp != 0 && par.tp % d->kvHeads != 0))
+        fail("serving.draft", "draft model '{}' runs with the model's tp = {}, which must divide its {} heads and "
+             "divide or be a multiple of its {} key/value heads", d->name, par.tp, d->heads, d->kvHeads);
+    }
     if (s.tokenBudget < s.maxBatch && s.scheduler == ServeScheduler::Chunked)
       fail("serving.token_budget", "token_budget = {} is less than max_batch = {}: a step could not decode every sequence",
            s.tokenBudget, s.maxBatch);

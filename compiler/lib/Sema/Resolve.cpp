@@ -194,6 +194,13 @@ ExperimentPoint Sema::resolvePoint(const Record &exp, const FieldValues &overrid
   if (exp.sections.count("serving")) {
     p.serving = typedSpec<ServingSpec>(fields);
     relative("serving.trace", p.serving->trace);
+    Value named = fields["serving.draft"];
+    named.kind = Value::Kind::Symbol; // a model declaration, written as a string
+    if (!p.serving->draft.empty())
+      if (const Record *m = resolveRef(named, "model")) {
+        p.draftModel = typedSpec<ModelSpec>(resolveFields(*m, nullptr));
+        p.draftModel->name = m->name();
+      }
   }
   if (exp.sections.count("replay")) {
     p.replay = typedSpec<ReplaySpec>(fields);

@@ -117,15 +117,18 @@ void Batcher::decodeRunning(Replica &rep, int64_t &budget) {
     if (budget <= 0 || int64_t(rep.step.size()) >= e.maxBatch) return;
     Live &l = live[size_t(i)];
     if (!l.running || l.inFlight || need(i) != 1 || l.computed == 0) continue;
+    // Speculative decoding: its last token and the drafts after it, as many
+    // as the answer still has room for.
+    int64_t n = 1 + std::min({e.speculative, reqs[size_t(i)].output - l.generated - 1, budget - 1});
     bool placed = true;
-    while (!l.reserved && !grow(rep, i, l.computed + 1))
+    while (!l.reserved && !grow(rep, i, l.computed + n))
       if (!preemptFor(rep, i)) {
         placed = false;
         break;
       }
     if (!placed) continue;
-    schedule(rep, i, 1);
-    --budget;
+    schedule(rep, i, n);
+    budget -= n;
   }
 }
 
@@ -193,6 +196,14 @@ StepShape Batcher::build(Replica &rep, int64_t id) {
   for (auto [i, n] : rep.step) {
     const Live &l = live[size_t(i)];
     shape.tokens += n;
+    if (l.computed + n > l.context) { // a decode verifying n - 1 drafts: logits at every position
+      ++shape.decodeSeqs;
+      shape.decodeKv += l.computed + n;
+      shape.sampled += n;
+      ++shape.draftSeqs;
+      shape.draftPasses = std::max(shape.draftPasses, n - 1);
+      continue;
+    }
     if (l.computed + n == l.context) ++shape.sampled;
     if (n == 1 && l.computed > 0) {
       ++shape.decodeSeqs;

@@ -9,6 +9,7 @@
 // closer to its context, a decode step computes the one token sampled last.
 //===----------------------------------------------------------------------===//
 #include "rapid/Serve/Serve.h"
+#include "rapid/Support/Random.h"
 
 #include "Batcher.h"
 #include "Stats.h"
@@ -147,6 +148,18 @@ private:
     return best;
   }
 
+  /// How many of request i's k drafts the target accepts: each with
+  /// probability `acceptance`, up to the first it rejects (Leviathan et al.,
+  /// ICML 2023). Drawn from the seed, the request and its position, so no
+  /// scheduling order changes the draw.
+  int64_t acceptedDrafts(int64_t i, int64_t k) const {
+    Random rng(e.seed * 0x9E3779B97F4A7C15ull ^ uint64_t(reqs[size_t(i)].id) << 24 ^
+               uint64_t(live[size_t(i)].generated));
+    for (int64_t a = 0; a < k; ++a)
+      if (rng.uniform() >= e.acceptance) return a;
+    return k;
+  }
+
   /// Disaggregated: request i has its first token from prefill replica r.
   /// Its KV cache moves to a decode replica, behind the moves already
   /// holding the sender's or the receiver's links, and keeps its blocks on r
@@ -263,9 +276,16 @@ private:
       Live &l = live[size_t(i)];
       RequestRecord &rec = out.requests[size_t(i)];
       l.inFlight = false;
-      l.computed += n;
-      batcher.cachePrefix(rep, i);
-      if (l.computed < l.context) continue;
+      if (l.computed + n > l.context) { // speculative: the target checked n - 1 drafts
+        int64_t accepted = acceptedDrafts(i, n - 1);
+        l.computed = l.context + accepted; // its last token and the accepted drafts are cached
+        l.generated += accepted;           // below: the target's own next token
+        l.context += accepted;
+      } else {
+        l.computed += n;
+        batcher.cachePrefix(rep, i);
+        if (l.computed < l.context) continue;
+      }
       ++l.generated;
       ++l.context;
       if (l.generated == 1) rec.firstToken = now;

@@ -147,12 +147,14 @@ void buildServeBody(const Shard &sh, ir::Graph &g, int64_t stage, const ir::Serv
 /// One layer's attention cores for a step: a FlashAttention op per prefill
 /// chunk (`q` new tokens after `context` cached ones) and one decode op for
 /// `decodeSeqs` single-token sequences attending over `decodeKv` cached
-/// tokens in all (the cache each reads, plus its new token).
+/// tokens in all (the cache each reads, plus its new token). With
+/// speculative decoding the decodes have `decodeQueries` query rows in all
+/// (their last tokens and drafts; decodeSeqs without it, or 0 for that).
 struct PrefillChunk {
   int64_t q = 0, context = 0;
 };
 std::vector<Op> serveAttention(const Shard &sh, const std::vector<PrefillChunk> &chunks, int64_t decodeSeqs,
-                               int64_t decodeKv);
+                               int64_t decodeKv, int64_t decodeQueries = 0);
 /// The LM head's ops for `sampled` sequences (their last token's logits).
 std::vector<Op> serveHead(const Shard &sh, int64_t sampled);
 

@@ -45,6 +45,7 @@ struct ExperimentPoint {
   std::optional<ServingSpec> serving;     ///< `serving { ... }` was written
   std::optional<ReplaySpec> replay;       ///< `replay { ... }` was written
   std::optional<GpuSpec> profiledGpu;     ///< replay.profiled_gpu, resolved
+  std::optional<ModelSpec> draftModel;    ///< serving.draft, resolved
   ParallelSpec parallel;
   std::vector<DegreeMapping> mapping;
   ModelSpec model;

@@ -50,6 +50,10 @@ struct StepShape {
   int64_t decodeSeqs = 0;     ///< requests with one new token after a cache
   int64_t decodeKv = 0;       ///< tokens those attend over, in all
   int64_t swapBlocks = 0;     ///< KV blocks copied to or from host memory before it runs
+  /// Speculative decoding: decodes that verify drafts (counted in
+  /// decodeSeqs, their n - 1 drafts and last token in tokens and sampled),
+  /// and the most drafts any of them verifies: the draft's sequential passes.
+  int64_t draftSeqs = 0, draftPasses = 0;
   /// With replicas in lock step: the most new tokens any replica of its
   /// expert-parallel group runs in this step, which every one of them waits
   /// for in each MoE layer (0 alone).
@@ -69,6 +73,12 @@ struct Engine {
   /// request's KV cache then moves to one of the others, which decode
   /// (0: every replica does both).
   int64_t prefillReplicas = 0;
+  /// Speculative decoding: drafts a decode proposes each step (0: none),
+  /// each accepted with probability `acceptance` up to the first rejected;
+  /// the draws follow `seed`.
+  int64_t speculative = 0;
+  double acceptance = 0;
+  uint64_t seed = 1;
   /// Moving a prompt's KV cache from replica `from` to replica `to`: a fixed
   /// part and one per token, in seconds (the per-token part holds the links
   /// at both ends). Asked once per pair that moves one.

@@ -82,6 +82,7 @@ inline constexpr double kFactor = 1000;      ///< ratios: calibrations, capacity
 inline constexpr double kSeed = 0x1p53;
 inline constexpr double kRequests = 1 << 24; ///< a serving run: each request is scheduled, step by step
 inline constexpr double kRate = 1e9;         ///< requests per second: a million times the busiest engines
+inline constexpr double kDraftTokens = 64;  ///< speculative tokens a step: each is a sequential draft pass
 inline constexpr double kSloSeconds = 86400; ///< a latency target: a day      ///< every integer up to 2^53 is exact in a double
 } // namespace limit
 
