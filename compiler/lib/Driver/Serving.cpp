@@ -168,13 +168,22 @@ struct KvCache {
   int64_t blocks = 0;
   double blockBytes = 0; ///< on the stage with the most layers
 };
-KvCache kvCache(MemoryReport &mem, const ir::Program &probe, const ExperimentPoint &p) {
+/// A speculative draft beside the model: its weights and its KV cache per
+/// token, on every GPU of the replica (it runs with the model's tp, pp = 1).
+struct DraftMemory {
+  double weights = 0, perToken = 0;
+};
+KvCache kvCache(MemoryReport &mem, const ir::Program &probe, const ExperimentPoint &p, const DraftMemory &draft) {
   const ServingSpec &s = *p.serving;
   lower::Shard sh = lower::makeShard(probe.layout, p);
   double perToken = 2.0 * double(sh.kvLocal) * sh.kvBytes; // K and V of one token in one layer
   auto blockBytes = [&](const StageMemory &m) {
-    return perToken * double(probe.memory.stageLayers[size_t(m.stage)]) * double(s.blockSize);
+    return (perToken * double(probe.memory.stageLayers[size_t(m.stage)]) + draft.perToken) * double(s.blockSize);
   };
+  for (StageMemory &m : mem.stages) {
+    m.weights += draft.weights;
+    m.peak += draft.weights;
+  }
   int64_t blocks = std::numeric_limits<int64_t>::max();
   for (const StageMemory &m : mem.stages) {
     double room = s.kvMemory * m.capacity - m.peak;
@@ -287,7 +296,26 @@ llvm::Expected<RunResult> runServing(const ExperimentPoint &point) {
   RunResult r;
   r.memory = *probe.memoryReport;
   if (!r.memory.fits) return r;
-  KvCache kv = kvCache(r.memory, probe, point);
+  // Speculative decoding: the draft, a model of its own or a one-layer head
+  // of the model's shape that shares its embedding and LM head (EAGLE, MTP).
+  ExperimentPoint draftPoint;
+  ir::Program draftProbe;
+  DraftMemory draftMemory;
+  if (s.speculativeTokens > 0) {
+    draftPoint = point;
+    if (point.draftModel) {
+      draftPoint.model = *point.draftModel;
+    } else {
+      draftPoint.model.layers = 1;
+      draftPoint.parallel.firstStageLayers = draftPoint.parallel.lastStageLayers = 0;
+    }
+    draftProbe = compilePoint(draftPoint, po);
+    lower::Shard dsh = lower::makeShard(draftProbe.layout, draftPoint);
+    draftMemory.perToken = 2.0 * double(dsh.kvLocal) * dsh.kvBytes * double(draftPoint.model.layers);
+    draftMemory.weights = point.draftModel ? draftProbe.memoryReport->stages.front().weights
+                                           : dsh.layerParams(0) * dsh.d; // its layer alone
+  }
+  KvCache kv = kvCache(r.memory, probe, point, draftMemory);
   r.kvBlocks = kv.blocks;
   if (!r.memory.fits) return r;
   serve::Engine e;
@@ -320,20 +348,10 @@ llvm::Expected<RunResult> runServing(const ExperimentPoint &point) {
   }
   StepCosts costs(point, probe);
   costs.blockBytes = kv.blockBytes;
-  ExperimentPoint draftPoint;
-  ir::Program draftProbe;
   if (s.speculativeTokens > 0) {
     e.speculative = s.speculativeTokens;
     e.acceptance = s.acceptance;
     e.seed = uint64_t(s.seed);
-    draftPoint = point;
-    if (point.draftModel) {
-      draftPoint.model = *point.draftModel;
-    } else { // EAGLE's and MTP's head: one layer of the model's shape, its embedding and LM head
-      draftPoint.model.layers = 1;
-      draftPoint.parallel.firstStageLayers = draftPoint.parallel.lastStageLayers = 0;
-    }
-    draftProbe = compilePoint(draftPoint, po);
     costs.draft = std::make_unique<StepCosts>(draftPoint, draftProbe);
   }
   llvm::Expected<serve::Result> res = serve::simulate(*reqs, e, [&](const serve::StepShape &shape) {
