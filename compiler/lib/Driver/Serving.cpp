@@ -15,11 +15,10 @@
 // Decode-only steps are replayed from CUDA graphs where the stack captures
 // decode, as an inference program's decode steps are.
 //===----------------------------------------------------------------------===//
+#include "KvTransfer.h"
 #include "Workload.h"
 
-#include "rapid/Emit/RuntimeInputs.h"
 #include "rapid/IR/RankLayout.h"
-#include "rapid/Network/Network.h"
 #include "rapid/Lower/Lower.h"
 #include "rapid/Passes/Pipeline.h"
 
@@ -205,78 +204,6 @@ KvCache kvCache(MemoryReport &mem, const ir::Program &probe, const ExperimentPoi
   }
   return {blocks, largest};
 }
-
-/// Disaggregated serving: moving a prompt's KV cache between two replicas,
-/// each rank to its counterpart at once (a rank holds its heads of its
-/// stage's layers), on the point's network with its explicit faults.
-/// Simulated at two sizes per pair: an idle path's time is a fixed part
-/// plus one linear in the bytes.
-class TransferCosts {
-public:
-  TransferCosts(const ExperimentPoint &point, const ir::Program &probe, net::Topology topo)
-      : point(point), probe(probe), layout(probe.layout), topo(std::move(topo)) {
-    lower::Shard sh = lower::makeShard(probe.layout, point);
-    perTokenLayer = 2.0 * double(sh.kvLocal) * sh.kvBytes; // K and V of one token in one layer
-  }
-
-  /// (fixed, per token) seconds from replica `from` to replica `to`.
-  llvm::Expected<std::pair<double, double>> operator()(int64_t from, int64_t to) {
-    constexpr int64_t kTokens = 4096;
-    llvm::Expected<double> one = seconds(from, to, kTokens);
-    if (!one) return one.takeError();
-    llvm::Expected<double> two = seconds(from, to, 2 * kTokens);
-    if (!two) return two.takeError();
-    double perToken = (*two - *one) / double(kTokens);
-    return std::pair{std::max(0.0, *one - perToken * double(kTokens)), perToken};
-  }
-
-private:
-  /// Replica d's ranks, ascending: the same order of the other degrees in each.
-  std::vector<int64_t> ranksOf(int64_t d) const {
-    std::vector<int64_t> out;
-    for (int64_t r = 0; r < layout.ranks(); ++r)
-      if (layout.coord(r, ir::Group::DP) == d) out.push_back(r);
-    return out;
-  }
-
-  llvm::Expected<double> seconds(int64_t fromReplica, int64_t toReplica, int64_t tokens) {
-    std::vector<int64_t> from = ranksOf(fromReplica), to = ranksOf(toReplica);
-    trace::Workload w;
-    for (int64_t r = 0; r < layout.ranks(); ++r) {
-      trace::RankGraph g;
-      g.rank = int(r);
-      g.file = fmt::format("{}.kv-transfer.{}", point.experiment, r);
-      w.ranks.push_back(std::move(g));
-    }
-    for (size_t k = 0; k < from.size(); ++k) {
-      int64_t layers = probe.memory.stageLayers[size_t(layout.coord(from[k], ir::Group::PP))];
-      trace::TraceNode n;
-      n.commSize = int64_t(std::ceil(perTokenLayer * double(layers) * double(tokens)));
-      n.commTag = 0;
-      n.kind = trace::NodeKind::Send;
-      n.commDst = to[k];
-      w.ranks[size_t(from[k])].own().nodes.push_back(n);
-      n.kind = trace::NodeKind::Recv;
-      n.commDst = trace::kAbsent;
-      n.commSrc = from[k];
-      w.ranks[size_t(to[k])].own().nodes.push_back(n);
-    }
-    net::Network network(topo, net::NetMode::Congestion);
-    coll::CommGroups groups;
-    engine::SimOptions so;
-    so.system = systemConfig(point);
-    engine::Simulator sim(w, network, groups, so);
-    llvm::Expected<engine::SimResult> res = sim.run();
-    if (!res) return res.takeError();
-    return double(res->totalNs) * 1e-9;
-  }
-
-  const ExperimentPoint &point;
-  const ir::Program &probe;
-  RankLayout layout;
-  net::Topology topo;
-  double perTokenLayer = 0;
-};
 
 } // namespace
 

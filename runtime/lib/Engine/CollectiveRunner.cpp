@@ -280,7 +280,7 @@ void Simulator::runChunk(uint32_t id, uint32_t member, uint32_t chunk) {
       [[fallthrough]];
     case kQueued: // the slot is ours
       stage = kLead;
-      if (int64_t d = leadDelayPs(inst, step))
+      if (int64_t d = endpointCosts_ ? leadDelayPs(inst, step) : 0)
         return resumeAt(d, id, member, chunk);
       break;
     case kLead:
@@ -292,7 +292,7 @@ void Simulator::runChunk(uint32_t id, uint32_t member, uint32_t chunk) {
       if (inst.window[at * kWindow + step % kWindow] < expected)
         return;
       stage = kTail;
-      if (int64_t d = tailDelayPs(inst, step, expected))
+      if (int64_t d = endpointCosts_ ? tailDelayPs(inst, step, expected) : 0)
         return resumeAt(d, id, member, chunk);
       break;
     }
@@ -332,12 +332,13 @@ void Simulator::sendStep(uint32_t id, uint32_t member, uint32_t chunk, uint32_t 
     uint32_t peerMember = ph.dim >= 0        ? at.rank + uint32_t((peerLocal - at.local) * net_.topology().stride(ph.dim))
                           : ph.gridAxis >= 0 ? inst.grid->member[uint32_t(peerLocal)]
                                              : uint32_t(peerPos);
-    Message m;
+    uint32_t msg = newMessage();
+    Message &m = messages_[msg];
     m.bytes = st.bytes * inst.wireScale;
     m.inst = id;
     m.member = peerMember;
     m.slot = chunk * inst.numSteps + uint32_t(int(step) + st.recvOffset);
-    inject(at.rank, rankOf(inst, peerMember), m, inst.node[member]);
+    inject(at.rank, rankOf(inst, peerMember), msg, inst.node[member], inst.protoStepPs);
   });
 }
 

@@ -17,6 +17,8 @@ Simulator::Simulator(const trace::Workload &w, net::Network &net, const coll::Co
     : w_(w), net_(net), groups_(groups), opts_(std::move(opts)) {
   if (opts_.astraCompat)
     opts_.computeStreams = opts_.commStreams = 1;
+  const SystemConfig &sys = opts_.system;
+  endpointCosts_ = sys.sharedBus || sys.endpointDelayNs || sys.reduceMemBytesPerNs > 0;
   for (const auto &[id, members] : groups_.members) {
     auto &pos = groupPos_[id];
     pos.assign(w_.ranks.size(), -1);
@@ -37,31 +39,39 @@ void Simulator::fail(const trace::RankGraph &g, const TraceNode &n, const std::s
                     : fmt::format("{}: node {} '{}': {}", g.file, n.id, name, what));
 }
 
-/// Puts a message from node `srcNode` of rank `src` on the network at now_.
-/// Route errors (a partition by hard faults) stop the simulation, naming it.
-void Simulator::inject(uint32_t src, uint32_t dst, const Message &msg, uint32_t srcNode) {
-  auto route = net_.router().route(int(src), int(dst));
-  if (!route)
-    return fail(w_.ranks[src], w_.ranks[src].nodes()[srcNode], llvm::toString(route.takeError()));
+uint32_t Simulator::newMessage() {
   uint32_t id;
   if (!freeMessages_.empty()) {
     id = freeMessages_.back();
     freeMessages_.pop_back();
+    messages_[id] = Message{};
   } else {
     id = uint32_t(messages_.size());
     messages_.emplace_back();
   }
-  // Filled in place: a modified copy on the stack, copied whole, made the
-  // CPU stall on every message (a load spanning several recent stores).
+  return id;
+}
+
+/// Puts message `id`, filled by the caller in its slot, from node `srcNode`
+/// of rank `src` on the network at now_; `stepPs` is its protocol's least
+/// step time (0: none). Filled in place: a message built on the stack and
+/// copied whole made the CPU stall on every message (loads spanning several
+/// recent stores). Route errors (a partition by hard faults) stop the
+/// simulation, naming it.
+void Simulator::inject(uint32_t src, uint32_t dst, uint32_t id, uint32_t srcNode, int64_t stepPs) {
+  auto route = net_.router().route(int(src), int(dst));
+  if (!route) {
+    freeMessages_.push_back(id);
+    return fail(w_.ranks[src], w_.ranks[src].nodes()[srcNode], llvm::toString(route.takeError()));
+  }
   Message &m = messages_[id];
-  m = msg;
   m.route = *route;
   m.hop = 0;
   m.tailPs = now_;
   // A protocol's step takes at least its handshake; the path's own
   // latency counts towards it.
-  if (m.inst != kNone && instances_[m.inst].protoStepPs > 0) {
-    int64_t stepPs = instances_[m.inst].protoStepPs, pathPs = 0;
+  if (stepPs > 0) {
+    int64_t pathPs = 0;
     const std::vector<net::Link> &links = net_.topology().links();
     for (uint32_t h = 0; h < m.route.length && pathPs < stepPs; ++h)
       pathPs += links[net_.router().link(m.route, h)].latencyPs;
@@ -116,20 +126,22 @@ uint32_t Simulator::channelFor(int64_t src, int64_t dst, int64_t tag, int64_t si
 
 void Simulator::issueSend(uint32_t r, uint32_t idx) {
   const TraceNode &n = w_.ranks[r].nodes()[idx];
-  Message m;
-  m.bytes = double(n.commSize);
   int64_t dst = w_.ranks[r].dst(n);
-  m.channel = channelFor(r, dst, n.commTag, n.commSize);
-  Channel &ch = channels_[m.channel];
+  uint32_t channel = channelFor(r, dst, n.commTag, n.commSize);
+  Channel &ch = channels_[channel];
   if (ch.sendsIssued++ < ch.recvsPosted) { // its receive was waiting on this rank: now on the network
     RankState &d = ranks_[ch.dstRank];
     account(d);
     --d.peerWaits;
     commStarts(d, kP2pGroup);
   }
+  uint32_t id = newMessage();
+  Message &m = messages_[id];
+  m.bytes = double(n.commSize);
+  m.channel = channel;
   m.srcRank = r;
   m.srcNode = idx;
-  inject(r, uint32_t(dst), m, idx);
+  inject(r, uint32_t(dst), id, idx, 0);
 }
 
 void Simulator::issueRecv(uint32_t r, uint32_t idx) {

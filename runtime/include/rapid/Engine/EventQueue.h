@@ -37,7 +37,13 @@ public:
   /// The earliest event, the first pushed among equal times. Not empty().
   Event pop() {
     int64_t t = times_.front();
-    uint32_t idx = t == lastTime_ ? lastBucket_ : index_.find(t)->second;
+    // The bucket being drained is remembered apart from the last pushed to:
+    // each event popped pushes the next at a later time.
+    if (t != popTime_) {
+      popTime_ = t;
+      popBucket_ = t == lastTime_ ? lastBucket_ : index_.find(t)->second;
+    }
+    uint32_t idx = popBucket_;
     Bucket &bk = buckets_[idx];
     Payload p = bk.events[bk.head++];
     --size_;
@@ -49,6 +55,7 @@ public:
       std::pop_heap(times_.begin(), times_.end(), std::greater<>());
       times_.pop_back();
       if (t == lastTime_) lastTime_ = kNoTime;
+      popTime_ = kNoTime;
     }
     return Event{t, p.kind, p.a, p.b};
   }
@@ -92,6 +99,8 @@ private:
   std::vector<uint32_t> free_;               ///< drained buckets, their capacity kept
   int64_t lastTime_ = kNoTime;               ///< the last bucket pushed to or popped from
   uint32_t lastBucket_ = 0;
+  int64_t popTime_ = kNoTime;                ///< the bucket pop() drains
+  uint32_t popBucket_ = 0;
   size_t size_ = 0;
   uint64_t pushed_ = 0;
 };

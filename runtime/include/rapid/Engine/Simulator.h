@@ -248,7 +248,10 @@ private:
   std::string diagnoseQueues() const;
 
   // Simulator.cpp
-  void inject(uint32_t src, uint32_t dst, const Message &msg, uint32_t srcNode);
+  /// A message slot for the caller to fill, every field reset (one freed
+  /// before, or a new one).
+  uint32_t newMessage();
+  void inject(uint32_t src, uint32_t dst, uint32_t id, uint32_t srcNode, int64_t stepPs);
   void forward(uint32_t msg);
   void onArrive(uint32_t msg);
   void issueSend(uint32_t r, uint32_t idx);
@@ -263,6 +266,9 @@ private:
   net::Network &net_;
   const coll::CommGroups &groups_;
   SimOptions opts_;
+  /// The system charges endpoint delays or reductions (ChunkQueues.cpp):
+  /// without, a chunk's walk skips asking on every message.
+  bool endpointCosts_ = false;
   EventQueue queue_;
   int64_t now_ = 0; ///< ps
   std::vector<RankState> ranks_;
