@@ -191,27 +191,28 @@ ExperimentPoint Sema::resolvePoint(const Record &exp, const FieldValues &overrid
       file = std::string(path);
     }
   };
+  // A declaration a section's field names as a string (empty: none).
+  auto quotedRef = [&](const char *field, const char *kind) -> const Record * {
+    Value named = fields[field];
+    if (named.s.empty()) return nullptr;
+    named.kind = Value::Kind::Symbol;
+    return resolveRef(named, kind);
+  };
   if (exp.sections.count("serving")) {
     p.serving = typedSpec<ServingSpec>(fields);
     relative("serving.trace", p.serving->trace);
-    Value named = fields["serving.draft"];
-    named.kind = Value::Kind::Symbol; // a model declaration, written as a string
-    if (!p.serving->draft.empty())
-      if (const Record *m = resolveRef(named, "model")) {
-        p.draftModel = typedSpec<ModelSpec>(resolveFields(*m, nullptr));
-        p.draftModel->name = m->name();
-      }
+    if (const Record *m = quotedRef("serving.draft", "model")) {
+      p.draftModel = typedSpec<ModelSpec>(resolveFields(*m, nullptr));
+      p.draftModel->name = m->name();
+    }
   }
   if (exp.sections.count("replay")) {
     p.replay = typedSpec<ReplaySpec>(fields);
     relative("replay.trace", p.replay->trace);
-    Value named = fields["replay.profiled_gpu"];
-    named.kind = Value::Kind::Symbol; // a gpu declaration, written as a string
-    if (!p.replay->profiledGpu.empty())
-      if (const Record *g = resolveRef(named, "gpu")) {
-        p.profiledGpu = typedSpec<GpuSpec>(resolveFields(*g, nullptr));
-        p.profiledGpu->name = g->name();
-      }
+    if (const Record *g = quotedRef("replay.profiled_gpu", "gpu")) {
+      p.profiledGpu = typedSpec<GpuSpec>(resolveFields(*g, nullptr));
+      p.profiledGpu->name = g->name();
+    }
   }
   if (const Record *m = resolveRef(fields["model"], "model")) { // a replay has none
     p.model = typedSpec<ModelSpec>(resolveFields(*m, &sub["model"]));
