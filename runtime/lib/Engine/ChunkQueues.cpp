@@ -63,7 +63,7 @@ bool Simulator::admit(uint32_t id, uint32_t member, uint32_t chunk) {
   Instance &inst = instances_[id];
   uint32_t slot = member * inst.chunks + chunk;
   size_t dims = inst.dimActive.size() / inst.node.size();
-  size_t q = queueIndex(inst.plan, dims, member, inst.curStep[slot]);
+  size_t q = queueIndex(inst.plan, dims, member, inst.chunk[slot].step);
   if (inst.dimActive[q] < uint32_t(opts_.system.activeChunks)) {
     ++inst.dimActive[q];
     return true;

@@ -70,9 +70,7 @@ void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
                                        st.expected, UINT16_MAX));
   inst.membersLeft = uint32_t(members);
   inst.node.assign(members, kNone);
-  inst.curStep.assign(members * inst.chunks, 0);
-  inst.stage.assign(members * inst.chunks, kEnter);
-  inst.window.assign(members * inst.chunks * kWindow, 0);
+  inst.chunk.assign(members * inst.chunks, ChunkState{0, uint8_t(kEnter), {}});
   inst.chunksLeft.assign(members, inst.chunks);
   inst.places.resize(inst.plan.phases.size() * members);
   for (size_t ph = 0; ph < inst.plan.phases.size(); ++ph)
@@ -268,8 +266,9 @@ uint32_t Simulator::expectedAt(const Instance &inst, uint32_t member, uint32_t c
 void Simulator::runChunk(uint32_t id, uint32_t member, uint32_t chunk) {
   Instance &inst = instances_[id];
   size_t at = size_t(member) * inst.chunks + chunk;
-  uint32_t &step = inst.curStep[at];
-  uint8_t &stage = inst.stage[at];
+  ChunkState &cs = inst.chunk[at];
+  uint32_t &step = cs.step;
+  uint8_t &stage = cs.stage;
   while (!error_) {
     switch (ChunkStage(stage)) {
     case kEnter:
@@ -289,7 +288,7 @@ void Simulator::runChunk(uint32_t id, uint32_t member, uint32_t chunk) {
       break;
     case kWait: {
       uint32_t expected = expectedAt(inst, member, chunk, step);
-      if (inst.window[at * kWindow + step % kWindow] < expected)
+      if (cs.window[step % kWindow] < expected)
         return;
       stage = kTail;
       if (int64_t d = endpointCosts_ ? tailDelayPs(inst, step, expected) : 0)
@@ -300,7 +299,7 @@ void Simulator::runChunk(uint32_t id, uint32_t member, uint32_t chunk) {
       if (leavesQueue(inst, step))
         release(id, member, step);
       // The slot goes to step + kWindow, with what arrived for it early.
-      uint16_t &slot = inst.window[at * kWindow + step % kWindow];
+      uint16_t &slot = cs.window[step % kWindow];
       slot = 0;
       if (!inst.further.empty())
         if (auto it = inst.further.find(uint64_t(at) << 32 | (step + kWindow)); it != inst.further.end()) {
@@ -346,14 +345,15 @@ void Simulator::deliverCollective(uint32_t id, uint32_t member, uint32_t slot) {
   Instance &inst = instances_[id];
   uint32_t chunk = slot / inst.numSteps, step = slot % inst.numSteps;
   size_t at = size_t(member) * inst.chunks + chunk;
-  uint32_t current = inst.curStep[at];
+  ChunkState &cs = inst.chunk[at];
+  uint32_t current = cs.step;
   if (step < current) // counted nowhere: that step is done (it had all it waits for)
     return;
   if (step < current + kWindow)
-    ++inst.window[at * kWindow + step % kWindow];
+    ++cs.window[step % kWindow];
   else
     ++inst.further[uint64_t(at) << 32 | step];
-  if (inst.stage[at] == kWait && current == step)
+  if (cs.stage == kWait && current == step)
     runChunk(id, member, chunk);
 }
 

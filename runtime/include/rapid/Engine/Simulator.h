@@ -141,6 +141,17 @@ private:
     int local, pos;
   };
 
+  static constexpr uint32_t kWindow = 8;
+
+  /// Where one member's chunk is: its step, its ChunkStage, and the
+  /// messages received for its next kWindow steps (slot step % kWindow).
+  /// Linear in members, where one counter per step was quadratic in a ring.
+  struct ChunkState {
+    uint32_t step = 0;
+    uint8_t stage = 0;
+    uint16_t window[kWindow] = {};
+  };
+
   struct Instance {
     trace::CollKind kind = trace::CollKind::AllReduce;
     int64_t commSize = 0;
@@ -155,13 +166,10 @@ private:
     const std::vector<int> *members = nullptr; ///< null: every rank
     const coll::GroupGrid *grid = nullptr;     ///< the group's grid, when it is one
     std::vector<uint32_t> node;                ///< per member; kNone until joined
-    std::vector<uint32_t> curStep;             ///< per member and chunk
-    std::vector<uint8_t> stage;                ///< ChunkStage per member and chunk
-    /// Messages received per member and chunk for its next kWindow steps
-    /// (slot step % kWindow), and for steps further on (rare: a chunk far
-    /// behind its ring neighbour), keyed (member * chunks + chunk, step).
-    /// Linear in members, where one counter per step was quadratic in a ring.
-    std::vector<uint16_t> window;
+    /// Per member and chunk, together: each message reads and writes all of it.
+    std::vector<ChunkState> chunk;
+    /// Messages that arrived for steps beyond a chunk's window (rare: a
+    /// chunk far behind its ring neighbour), keyed (member * chunks + chunk, step).
     std::unordered_map<uint64_t, uint16_t> further;
     std::vector<uint32_t> chunksLeft;          ///< per member
     std::vector<Place> places;                 ///< per phase and member: placeOf, asked on every message
@@ -170,8 +178,6 @@ private:
     /// FIFO linked through waitNext, per member and chunk).
     std::vector<uint32_t> dimActive, waitHead, waitTail, waitNext;
   };
-
-  static constexpr uint32_t kWindow = 8;
 
   struct Message {
     double bytes = 0;
