@@ -32,6 +32,45 @@ void spGather(Chain &c, const Shard &sh, const char *name) {
   if (sh.sp()) c.add(collective(OpKind::AllGather, name, Group::TP, sh.actElems() * sh.d));
 }
 
+/// Whether the stack splits SP collectives to run beside their GEMMs.
+bool overlapsTp(const Shard &sh) { return sh.sp() && sh.tpCommOverlap; }
+
+/// The SP all-gather a column-parallel GEMM takes, then the GEMM. With
+/// tp_comm_overlap the gather runs in tp pieces, each beside the GEMM on the
+/// piece before (Transformer Engine's pipelined all-gather + GEMM; Wang et
+/// al., ASPLOS 2023): the first piece alone, the other tp - 1 beside the
+/// whole GEMM, so c / tp + max(c (tp - 1) / tp, g).
+void gatherThenGemm(Chain &c, const Shard &sh, const char *name, const char *overlapped, Op g) {
+  if (!overlapsTp(sh)) {
+    spGather(c, sh, name);
+    c.add(std::move(g));
+    return;
+  }
+  double bytes = sh.actElems() * sh.d, first = bytes / double(sh.t());
+  c.add(collective(OpKind::AllGather, name, Group::TP, first));
+  uint32_t rest = c.addDetached(collective(OpKind::AllGather, overlapped, Group::TP, bytes - first), {c.last()});
+  c.add(std::move(g));
+  c.after(rest);
+}
+
+/// A row-parallel GEMM, then the TP collective that closes its block. With
+/// tp_comm_overlap the SP reduce-scatter runs in tp pieces, each beside the
+/// GEMM's next piece: all but the last beside the whole GEMM, the last alone,
+/// so max(g, c (tp - 1) / tp) + c / tp.
+void gemmThenReduce(Chain &c, const Shard &sh, Op g, const char *ar, const char *rs, const char *overlapped) {
+  if (!overlapsTp(sh)) {
+    c.add(std::move(g));
+    tpReduce(c, sh, ar, rs);
+    return;
+  }
+  double full = double(sh.tokens) * sh.model.hidden * sh.d, last = full / double(sh.t());
+  uint32_t before = c.last();
+  uint32_t early = c.addDetached(collective(OpKind::ReduceScatter, overlapped, Group::TP, full - last), {before});
+  c.add(std::move(g));
+  c.after(early);
+  c.add(collective(OpKind::ReduceScatter, rs, Group::TP, last));
+}
+
 /// The TP collective of a column-parallel dgrad runs while the wgrad
 /// computes; the op after the wgrad waits for both.
 void dgradReduceThenWgrad(Chain &c, const Shard &sh, const char *ar, const char *rs, const char *gather, Op wgrad) {
@@ -271,11 +310,13 @@ void moeBackward(Chain &c, const Shard &sh) {
   c.add(gemm("moe.router.wgrad", m.hidden, m.experts, T));
 }
 
+/// The dense MLP between its SP all-gather and its TP reduction.
 void mlpForward(Chain &c, const Shard &sh) {
   int64_t T = sh.tokens, f = sh.model.ffn / sh.t();
-  c.add(gemm("mlp.fc1", T, sh.ffnLocal, sh.model.hidden));
+  gatherThenGemm(c, sh, "mlp.sp.allgather", "mlp.sp.allgather.overlapped", gemm("mlp.fc1", T, sh.ffnLocal, sh.model.hidden));
   activation(c, sh, "mlp", double(T) * f, false);
-  c.add(gemm("mlp.fc2", T, sh.model.hidden, f));
+  gemmThenReduce(c, sh, gemm("mlp.fc2", T, sh.model.hidden, f), "mlp.tp.allreduce", "mlp.sp.reducescatter",
+                 "mlp.sp.reducescatter.overlapped");
 }
 
 } // namespace
@@ -284,20 +325,23 @@ void layerForward(Chain &c, const Shard &sh, int64_t layer) {
   c.layer = int32_t(layer);
   int64_t T = sh.tokens;
   c.add(norm(sh, "attn.norm", false));
-  spGather(c, sh, "attn.sp.allgather");
-  c.add(gemm("attn.qkv", T, qkvLocal(sh), sh.model.hidden));
+  gatherThenGemm(c, sh, "attn.sp.allgather", "attn.sp.allgather.overlapped", gemm("attn.qkv", T, qkvLocal(sh), sh.model.hidden));
   if (sh.model.rotary())
     c.add(pointwise(OpKind::Rotary, "attn.rotary", double(T) * (qLocal(sh) + sh.kvLocal), 3, 2, sh.d));
   if (sh.layout.cp > 1 && !sh.decode) // a decode step attends over its own part of the cache
     c.add(collective(OpKind::AllGather, "attn.cp.allgather_kv", Group::CP, 2.0 * T * sh.kvLocal * sh.d));
   attentionForward(c, sh);
-  c.add(gemm("attn.out", T, sh.model.hidden, qLocal(sh)));
-  tpReduce(c, sh, "attn.tp.allreduce", "attn.sp.reducescatter");
+  gemmThenReduce(c, sh, gemm("attn.out", T, sh.model.hidden, qLocal(sh)), "attn.tp.allreduce", "attn.sp.reducescatter",
+                 "attn.sp.reducescatter.overlapped");
   residualAdd(c, sh, "attn.residual");
   c.add(norm(sh, "mlp.norm", false));
-  spGather(c, sh, "mlp.sp.allgather");
-  sh.isMoeLayer(layer) ? moeForward(c, sh) : mlpForward(c, sh);
-  tpReduce(c, sh, "mlp.tp.allreduce", "mlp.sp.reducescatter");
+  if (sh.isMoeLayer(layer)) {
+    spGather(c, sh, "mlp.sp.allgather");
+    moeForward(c, sh);
+    tpReduce(c, sh, "mlp.tp.allreduce", "mlp.sp.reducescatter");
+  } else {
+    mlpForward(c, sh);
+  }
   residualAdd(c, sh, "mlp.residual");
 }
 
@@ -310,12 +354,12 @@ void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
   c.layer = int32_t(layer);
   int64_t T = sh.tokens, h = sh.model.hidden, f = sh.model.ffn / sh.t();
   residualBackward(c, sh, "mlp.dropout.bwd", "mlp.fc2.bgrad");
-  spGather(c, sh, "mlp.sp.grad_allgather");
   if (sh.isMoeLayer(layer)) {
+    spGather(c, sh, "mlp.sp.grad_allgather");
     moeBackward(c, sh);
     tpReduce(c, sh, "mlp.tp.allreduce.bwd", "mlp.sp.reducescatter.bwd");
   } else {
-    c.add(gemm("mlp.fc2.dgrad", T, f, h));
+    gatherThenGemm(c, sh, "mlp.sp.grad_allgather", "mlp.sp.grad_allgather.overlapped", gemm("mlp.fc2.dgrad", T, f, h));
     c.add(gemm("mlp.fc2.wgrad", f, h, T));
     activation(c, sh, "mlp", double(T) * f, true);
     biasGrad(c, sh, "mlp.fc1.bgrad", double(T) * sh.ffnLocal);
@@ -326,8 +370,8 @@ void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
   c.add(norm(sh, "mlp.norm.bwd", true));
   c.add(residualGradAdd(sh, "mlp.residual.bwd"));
   residualBackward(c, sh, "attn.dropout.bwd", "attn.out.bgrad");
-  spGather(c, sh, "attn.sp.grad_allgather");
-  c.add(gemm("attn.out.dgrad", T, qLocal(sh), h));
+  gatherThenGemm(c, sh, "attn.sp.grad_allgather", "attn.sp.grad_allgather.overlapped",
+                 gemm("attn.out.dgrad", T, qLocal(sh), h));
   c.add(gemm("attn.out.wgrad", qLocal(sh), h, T));
   attentionBackward(c, sh);
   if (sh.layout.cp > 1)

@@ -116,6 +116,7 @@ Shard makeShard(const ir::Layout &layout, const ExperimentPoint &p) {
     sh.gradReduceOverlap = p.stack.gradReduceOverlap;
     sh.ppScatterGather = p.stack.ppScatterGather;
     sh.paramGatherOverlap = p.stack.paramGatherOverlap;
+    sh.tpCommOverlap = p.stack.tpCommOverlap;
   } else if (const ServingSpec *sv = p.serving ? &*p.serving : nullptr) {
     sh.seq = 1; // a step's shapes are set per step (buildServeBody, serveAttention)
     sh.kvBytes = bytesOf(sv->kvPrecision);

@@ -48,6 +48,7 @@ struct Shard {
   bool fused = true;             ///< stack.fused_kernels
   bool ppScatterGather = false;  ///< stack.pp_scatter_gather
   bool paramGatherOverlap = false; ///< stack.param_gather_overlap
+  bool tpCommOverlap = false;      ///< stack.tp_comm_overlap (training)
   bool attention = true;         ///< false: layers lower without their attention core (serving steps)
 
   int64_t layerBegin(int64_t chunk, int64_t stage) const { return layout.layerBegin(chunk, stage); }
