@@ -2,6 +2,7 @@
 
 #include "rapid/Driver/GpuScale.h"
 
+#include "rapid/Cost/Attention.h"
 #include "rapid/Cost/Gemm.h"
 #include "rapid/Profile/ExecGraph.h"
 #include "rapid/Sema/Sema.h"
@@ -36,6 +37,21 @@ bool tensorCoreLike(llvm::StringRef kernel) {
 
 double seconds(const GpuSpec &g, const cost::GemmShape &s) { return cost::gemmCost(g, s).time.value(); }
 
+/// A fused attention on `g`: cuDNN's kernel is the model's `flash3` class
+/// where a GPU runs it (wgmma), FlashAttention-2's elsewhere and for the
+/// other backends (docs/model.md §3.1).
+double seconds(const GpuSpec &g, const ShapedOp &op) {
+  cost::AttentionShape s;
+  s.batch = op.batch, s.seq = op.seq, s.heads = op.heads, s.kvHeads = op.kvHeads, s.headDim = op.headDim;
+  s.causal = op.causal;
+  s.dtype = dtypeOf(op.type);
+  s.kernel = op.backend == "cudnn" && cost::flashAttentionProblem(g, s.headDim, s.dtype, AttentionKernel::Flash3).empty()
+                 ? AttentionKernel::Flash3
+                 : AttentionKernel::Flash2;
+  if (!cost::flashAttentionProblem(g, s.headDim, s.dtype, s.kernel).empty()) return 0;
+  return cost::flashAttention(g, s, op.backward ? cost::Pass::Backward : cost::Pass::Forward).time.value();
+}
+
 } // namespace
 
 DeviceScale gpuScale(const GpuSpec &f, const GpuSpec &t) {
@@ -54,10 +70,15 @@ DeviceScale gpuScale(const GpuSpec &f, const GpuSpec &t) {
     }
     if (isNcclKernel(name)) return 1.0;
     if (e.op >= 0) {
-      const MatmulOp &op = trace.ops[e.op];
-      cost::GemmShape s{op.m, op.k, op.n, op.batch, dtypeOf(op.type)};
-      double a = seconds(f, s), b = seconds(t, s);
-      if (a > 0 && b > 0) return b / a;
+      const ShapedOp &op = trace.ops[e.op];
+      double a = 0, b = 0;
+      if (op.kind == ShapedOp::Kind::Attention) {
+        a = seconds(f, op), b = seconds(t, op);
+      } else {
+        cost::GemmShape s{op.m, op.k, op.n, op.batch, dtypeOf(op.type)};
+        a = seconds(f, s), b = seconds(t, s);
+      }
+      if (a > 0 && b > 0 && std::isfinite(a) && std::isfinite(b)) return b / a;
     }
     return tensorCoreLike(name) ? gemmRatio : hbm;
   };

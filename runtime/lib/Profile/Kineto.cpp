@@ -149,7 +149,7 @@ std::optional<std::vector<int64_t>> tensorDims(const llvm::json::Array &dims, si
 
 /// aten::mm [[M,K],[K,N]], addmm [bias, [M,K], [K,N]], bmm [[B,M,K],[B,K,N]],
 /// baddbmm [bias, [B,M,K], [B,K,N]]: the shapes the cost model needs.
-std::optional<MatmulOp> matmul(llvm::StringRef name, const Object *args) {
+std::optional<ShapedOp> matmul(llvm::StringRef name, const Object *args) {
   bool batched = name == "aten::bmm" || name == "aten::baddbmm";
   size_t first = name == "aten::addmm" || name == "aten::baddbmm" ? 1 : 0;
   if (!batched && name != "aten::mm" && name != "aten::addmm") return std::nullopt;
@@ -159,10 +159,55 @@ std::optional<MatmulOp> matmul(llvm::StringRef name, const Object *args) {
   auto a = tensorDims(*dims, first), b = tensorDims(*dims, first + 1);
   size_t rank = batched ? 3 : 2;
   if (!a || !b || a->size() != rank || b->size() != rank || (*a)[rank - 1] != (*b)[rank - 2]) return std::nullopt;
-  MatmulOp op;
+  ShapedOp op;
   if (batched) op.batch = (*a)[0];
   op.m = (*a)[rank - 2], op.k = (*a)[rank - 1], op.n = (*b)[rank - 1];
   op.type = (*types)[first].getAsString().value_or("").str();
+  return op;
+}
+
+/// PyTorch's scaled-dot-product attention backends (native_functions.yaml):
+/// where the query is among the inputs and where is_causal is among the
+/// "Concrete Inputs". The key follows the query.
+struct AttentionSignature {
+  const char *name, *backend;
+  bool backward;
+  size_t query, causal;
+};
+constexpr AttentionSignature kAttentionOps[] = {
+    {"aten::_scaled_dot_product_cudnn_attention", "cudnn", false, 0, 6},
+    {"aten::_scaled_dot_product_cudnn_attention_backward", "cudnn", true, 1, 14},
+    {"aten::_scaled_dot_product_flash_attention", "flash", false, 0, 4},
+    {"aten::_scaled_dot_product_flash_attention_backward", "flash", true, 1, 11},
+    {"aten::_scaled_dot_product_efficient_attention", "efficient", false, 0, 6},
+    {"aten::_scaled_dot_product_efficient_attention_backward", "efficient", true, 1, 11},
+};
+
+/// A fused attention with its shapes and causality, when the op records
+/// them (record_shapes=True) and the query and key agree on all but heads.
+std::optional<ShapedOp> attention(llvm::StringRef name, const Object *args) {
+  const AttentionSignature *sig = nullptr;
+  for (const AttentionSignature &a : kAttentionOps)
+    if (name == a.name) sig = &a;
+  if (!sig || !args) return std::nullopt;
+  const llvm::json::Array *dims = args->getArray("Input Dims");
+  const llvm::json::Array *types = args->getArray("Input type");
+  const llvm::json::Array *concrete = args->getArray("Concrete Inputs");
+  if (!dims || !types || !concrete || types->size() <= sig->query || concrete->size() <= sig->causal)
+    return std::nullopt;
+  auto q = tensorDims(*dims, sig->query), k = tensorDims(*dims, sig->query + 1);
+  auto causal = (*concrete)[sig->causal].getAsString();
+  if (!q || !k || q->size() != 4 || k->size() != 4 || !causal || (*causal != "True" && *causal != "False"))
+    return std::nullopt;
+  if ((*q)[0] != (*k)[0] || (*q)[2] != (*k)[2] || (*q)[3] != (*k)[3] || (*q)[1] % (*k)[1] != 0)
+    return std::nullopt; // cross-attention or a layout not [batch, heads, seq, head_dim]
+  ShapedOp op;
+  op.kind = ShapedOp::Kind::Attention;
+  op.batch = (*q)[0], op.heads = (*q)[1], op.kvHeads = (*k)[1], op.seq = (*q)[2], op.headDim = (*q)[3];
+  op.causal = *causal == "True";
+  op.backward = sig->backward;
+  op.backend = sig->backend;
+  op.type = (*types)[sig->query].getAsString().value_or("").str();
   return op;
 }
 
@@ -284,7 +329,7 @@ private:
     bool runtime = cat == "cuda_runtime" || cat == "cuda_driver";
     bool annotation = (cat == "user_annotation" || cat == "cpu_op") && name.starts_with("nccl:");
     if (inStep && cat == "cpu_op")
-      if (auto op = matmul(name, args)) {
+      if (auto op = name.starts_with("aten::_scaled_dot") ? attention(name, args) : matmul(name, args)) {
         op->lane = intOr(o, "tid", 0), op->startNs = e.startNs, op->endNs = e.endNs();
         t.ops.push_back(std::move(*op));
         return llvm::Error::success();
@@ -303,16 +348,16 @@ private:
   }
 
   /// Device work belongs to the step when a call inside it launched it; it
-  /// was a matrix multiply's when that op's span holds the call.
+  /// was a shaped op's when that op's span holds the call.
   void keepLaunched() {
     std::sort(t.ops.begin(), t.ops.end(),
-              [](const MatmulOp &a, const MatmulOp &b) { return std::tie(a.lane, a.startNs) < std::tie(b.lane, b.startNs); });
+              [](const ShapedOp &a, const ShapedOp &b) { return std::tie(a.lane, a.startNs) < std::tie(b.lane, b.startNs); });
     std::unordered_map<int64_t, int32_t> opOfCall;
     for (const Event &c : t.host) {
       if (c.kind != EventKind::Runtime) continue;
       // The innermost op holding the call starts last among those that do.
       auto it = std::upper_bound(t.ops.begin(), t.ops.end(), std::pair{c.lane, c.startNs},
-                                 [](const std::pair<int64_t, int64_t> &k, const MatmulOp &o) {
+                                 [](const std::pair<int64_t, int64_t> &k, const ShapedOp &o) {
                                    return k < std::pair{o.lane, o.startNs};
                                  });
       while (it != t.ops.begin()) {

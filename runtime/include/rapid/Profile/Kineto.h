@@ -38,18 +38,27 @@ struct Event {
   /// "nccl:*" annotations: the bytes of the tensor(s) the collective moves,
   /// from the op's first input ("Input Dims" x "Input type"); -1: unknown.
   int64_t bytes = -1;
-  /// Device work: the matrix multiply (KinetoTrace::ops) whose call launched
-  /// it, the innermost aten::mm / addmm / bmm / baddbmm around the launch; -1: none.
+  /// Device work: the shaped op (KinetoTrace::ops) whose call launched it,
+  /// the innermost aten::mm / addmm / bmm / baddbmm or scaled-dot-product
+  /// attention around the launch; -1: none.
   int32_t op = -1;
   uint32_t index = 0;       ///< position in traceEvents, for messages
 
   int64_t endNs() const { return startNs + durNs; }
 };
 
-/// A matrix multiply the host recorded with its shapes: C[batch, m, n] =
-/// A[batch, m, k] x B[batch, k, n] of `type` ("c10::BFloat16", "float" ...).
-struct MatmulOp {
-  int64_t batch = 1, m = 0, k = 0, n = 0;
+/// An op the host recorded with the shapes rapid's compute model needs: a
+/// matrix multiply, C[batch, m, n] = A[batch, m, k] x B[batch, k, n], or a
+/// fused attention (PyTorch's scaled-dot-product backends), q [batch, heads,
+/// seq, headDim] against k and v [batch, kvHeads, seq, headDim]; of `type`
+/// ("c10::BFloat16", "float" ...).
+struct ShapedOp {
+  enum class Kind : uint8_t { Matmul, Attention };
+  Kind kind = Kind::Matmul;
+  int64_t batch = 1, m = 0, k = 0, n = 0;                 ///< matmul
+  int64_t heads = 0, kvHeads = 0, seq = 0, headDim = 0;   ///< attention
+  bool causal = false, backward = false;                  ///< attention
+  std::string backend;                                    ///< attention: "cudnn", "flash", "efficient"
   std::string type;
   int64_t lane = 0, startNs = 0, endNs = 0; ///< its host thread and span
 };
@@ -65,7 +74,7 @@ struct KinetoTrace {
   std::vector<Event> host;      ///< runtime calls and annotations in the step, by (lane, start)
   std::vector<Event> device;    ///< work launched by those calls, by (lane, start)
   std::vector<std::string> names;
-  std::vector<MatmulOp> ops;    ///< matrix multiplies in the step with their shapes
+  std::vector<ShapedOp> ops;    ///< matrix multiplies and attentions in the step with their shapes
   /// Events not used, by category ("ac2g", "cpu_op", "python_function",
   /// "device work launched outside the step" ...).
   std::map<std::string, uint64_t> skipped;
