@@ -12,8 +12,7 @@ namespace rapid::run {
 
 TransferCosts::TransferCosts(const ExperimentPoint &point, const ir::Program &probe, net::Topology topo)
     : point(point), probe(probe), layout(probe.layout), topo(std::move(topo)) {
-  lower::Shard sh = lower::makeShard(probe.layout, point);
-  perTokenLayer = 2.0 * double(sh.kvLocal) * sh.kvBytes;
+  perTokenLayer = lower::makeShard(probe.layout, point).kvBytesPerToken();
 }
 
 llvm::Expected<std::pair<double, double>> TransferCosts::operator()(int64_t from, int64_t to) {

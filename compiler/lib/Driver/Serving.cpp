@@ -175,7 +175,7 @@ struct DraftMemory {
 KvCache kvCache(MemoryReport &mem, const ir::Program &probe, const ExperimentPoint &p, const DraftMemory &draft) {
   const ServingSpec &s = *p.serving;
   lower::Shard sh = lower::makeShard(probe.layout, p);
-  double perToken = 2.0 * double(sh.kvLocal) * sh.kvBytes; // K and V of one token in one layer
+  double perToken = sh.kvBytesPerToken(); // in one layer
   auto blockBytes = [&](const StageMemory &m) {
     return (perToken * double(probe.memory.stageLayers[size_t(m.stage)]) + draft.perToken) * double(s.blockSize);
   };
@@ -238,7 +238,7 @@ llvm::Expected<RunResult> runServing(const ExperimentPoint &point) {
     }
     draftProbe = compilePoint(draftPoint, po);
     lower::Shard dsh = lower::makeShard(draftProbe.layout, draftPoint);
-    draftMemory.perToken = 2.0 * double(dsh.kvLocal) * dsh.kvBytes * double(draftPoint.model.layers);
+    draftMemory.perToken = dsh.kvBytesPerToken() * double(draftPoint.model.layers);
     draftMemory.weights = point.draftModel ? draftProbe.memoryReport->stages.front().weights
                                            : dsh.layerParams(0) * dsh.d; // its layer alone
   }

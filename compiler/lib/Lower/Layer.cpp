@@ -19,17 +19,23 @@
 namespace rapid::lower {
 namespace {
 
+/// What a TP all-reduce (or SP reduce-scatter) closing a row-parallel block
+/// moves: the whole [tokens, hidden] activation.
+double tpBlockBytes(const Shard &sh) { return double(sh.tokens) * sh.model.hidden * sh.d; }
+/// What an SP all-gather takes from each rank: its share of the activation.
+double spGatherBytes(const Shard &sh) { return sh.actElems() * sh.d; }
+
 /// All-reduce (or SP reduce-scatter) that closes a row-parallel block.
 void tpReduce(Chain &c, const Shard &sh, const char *ar, const char *rs) {
   if (sh.t() == 1) return;
-  double full = double(sh.tokens) * sh.model.hidden * sh.d;
+  double full = tpBlockBytes(sh);
   c.add(sh.sp() ? collective(OpKind::ReduceScatter, rs, Group::TP, full)
                 : collective(OpKind::AllReduce, ar, Group::TP, full));
 }
 
 /// SP all-gather of a sequence-sharded activation before a column-parallel GEMM.
 void spGather(Chain &c, const Shard &sh, const char *name) {
-  if (sh.sp()) c.add(collective(OpKind::AllGather, name, Group::TP, sh.actElems() * sh.d));
+  if (sh.sp()) c.add(collective(OpKind::AllGather, name, Group::TP, spGatherBytes(sh)));
 }
 
 /// Whether the stack splits SP collectives to run beside their GEMMs.
@@ -46,7 +52,7 @@ void gatherThenGemm(Chain &c, const Shard &sh, const char *name, const char *ove
     c.add(std::move(g));
     return;
   }
-  double bytes = sh.actElems() * sh.d, first = bytes / double(sh.t());
+  double bytes = spGatherBytes(sh), first = bytes / double(sh.t());
   c.add(collective(OpKind::AllGather, name, Group::TP, first));
   uint32_t rest = c.addDetached(collective(OpKind::AllGather, overlapped, Group::TP, bytes - first), {c.last()});
   c.add(std::move(g));
@@ -63,7 +69,7 @@ void gemmThenReduce(Chain &c, const Shard &sh, Op g, const char *ar, const char 
     tpReduce(c, sh, ar, rs);
     return;
   }
-  double full = double(sh.tokens) * sh.model.hidden * sh.d, last = full / double(sh.t());
+  double full = tpBlockBytes(sh), last = full / double(sh.t());
   uint32_t before = c.last();
   uint32_t early = c.addDetached(collective(OpKind::ReduceScatter, overlapped, Group::TP, full - last), {before});
   c.add(std::move(g));
@@ -78,7 +84,7 @@ void dgradReduceThenWgrad(Chain &c, const Shard &sh, const char *ar, const char 
     c.add(std::move(wgrad));
     return;
   }
-  double full = double(sh.tokens) * sh.model.hidden * sh.d;
+  double full = tpBlockBytes(sh);
   uint32_t reduce = c.addDetached(sh.sp() ? collective(OpKind::ReduceScatter, rs, Group::TP, full)
                                           : collective(OpKind::AllReduce, ar, Group::TP, full),
                                   {c.last()});

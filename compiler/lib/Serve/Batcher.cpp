@@ -196,7 +196,7 @@ StepShape Batcher::build(Replica &rep, int64_t id) {
   for (auto [i, n] : rep.step) {
     const Live &l = live[size_t(i)];
     shape.tokens += n;
-    if (l.computed + n > l.context) { // a decode verifying n - 1 drafts: logits at every position
+    if (l.verifiesDrafts(n)) { // logits at every position
       ++shape.decodeSeqs;
       shape.decodeKv += l.computed + n;
       shape.sampled += n;

@@ -29,6 +29,10 @@ struct Live {
   int64_t swapped = 0;   ///< its KV blocks held in host memory after a swap-out
   int64_t inStep = -1;   ///< the last step it was scheduled in
   int64_t preemptions = 0;
+
+  /// Speculative decoding: a step of n new tokens is its last token and n - 1
+  /// drafts to verify (a prompt chunk never runs past the context).
+  bool verifiesDrafts(int64_t n) const { return computed + n > context; }
 };
 
 /// (request, new tokens) of one step.

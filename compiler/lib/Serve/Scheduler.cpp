@@ -276,7 +276,7 @@ private:
       Live &l = live[size_t(i)];
       RequestRecord &rec = out.requests[size_t(i)];
       l.inFlight = false;
-      if (l.computed + n > l.context) { // speculative: the target checked n - 1 drafts
+      if (l.verifiesDrafts(n)) { // the target checked n - 1 drafts
         int64_t accepted = acceptedDrafts(i, n - 1);
         l.computed = l.context + accepted; // its last token and the accepted drafts are cached
         l.generated += accepted;           // below: the target's own next token

@@ -118,8 +118,8 @@ int64_t Simulator::leadDelayPs(const Instance &inst, uint32_t step) const {
 /// last one's reduction is what the chunk waits for.
 int64_t Simulator::tailDelayPs(const Instance &inst, uint32_t step, uint32_t expected) const {
   const SystemConfig &sys = opts_.system;
-  if (!expected || (!sys.sharedBus && !sys.endpointDelayNs && !(sys.reduceMemBytesPerNs > 0)))
-    return 0; // nothing to charge: asked on every message
+  if (!expected)
+    return 0;
   int64_t ps = sys.sharedBus ? 0 : timeFromUnits(sys.endpointDelayNs, 1000);
   if (!coll::reducesInput(inst.plan, step))
     return ps;

@@ -59,6 +59,8 @@ struct Shard {
   bool sp() const { return layout.sp && layout.tp > 1; }
   /// Elements of a [tokens, hidden] activation on this rank, split by SP.
   double actElems() const { return double(tokens) * model.hidden / (sp() ? t() : 1); }
+  /// Bytes of one token's K and V in one layer on this rank, as the cache holds them.
+  double kvBytesPerToken() const { return 2.0 * double(kvLocal) * kvBytes; }
   /// Elements of the attention score matrices on this rank (naive attention).
   double scoreElems() const { return double(b) * headsLocal * s * double(kvTokens); }
   bool isMoeLayer(int64_t layer) const {
