@@ -336,14 +336,14 @@ void Simulator::sendStep(uint32_t id, uint32_t member, uint32_t chunk, uint32_t 
     m.bytes = st.bytes * inst.wireScale;
     m.inst = id;
     m.member = peerMember;
-    m.slot = chunk * inst.numSteps + uint32_t(int(step) + st.recvOffset);
+    m.chunk = chunk;
+    m.step = uint32_t(int(step) + st.recvOffset);
     inject(at.rank, rankOf(inst, peerMember), msg, inst.node[member], inst.protoStepPs);
   });
 }
 
-void Simulator::deliverCollective(uint32_t id, uint32_t member, uint32_t slot) {
+void Simulator::deliverCollective(uint32_t id, uint32_t member, uint32_t chunk, uint32_t step) {
   Instance &inst = instances_[id];
-  uint32_t chunk = slot / inst.numSteps, step = slot % inst.numSteps;
   size_t at = size_t(member) * inst.chunks + chunk;
   ChunkState &cs = inst.chunk[at];
   uint32_t current = cs.step;

@@ -104,7 +104,7 @@ void Simulator::onArrive(uint32_t id) {
     return forward(id);
   freeMessages_.push_back(id); // its fields are read before anything reuses the slot
   if (m.inst != kNone)
-    return deliverCollective(m.inst, m.member, m.slot);
+    return deliverCollective(m.inst, m.member, m.chunk, m.step);
   // A send completes when its data arrives (Astra-Sim's semantics).
   finishNodeAt(now_, m.srcRank, m.srcNode);
   Channel &ch = channels_[m.channel];
