@@ -163,9 +163,10 @@ std::pair<double, double> firstLayerTimes(const BlockTimes &times) {
 
 namespace {
 
-/// Which ops of `g` are gradient buckets: data-parallel collectives after a
+/// Which ops of `g` are gradient buckets: data-parallel reductions after a
 /// backward block's op or after another bucket (a hybrid shard's all-reduce
-/// after its reduce-scatter). With `lastOnly`, the last microbatch's only:
+/// after its reduce-scatter); not ZeRO-3's parameter gathers, which wait on
+/// the layer two gathers back. With `lastOnly`, the last microbatch's only:
 /// ZeRO-2/3 reduce every microbatch's gradients, each as the last one's do,
 /// so the tail probe runs the last microbatch's and its delays stand for
 /// every microbatch's (tailMicros).
@@ -174,7 +175,7 @@ std::vector<uint8_t> buckets(const ir::Graph &g, bool lastOnly) {
   for (const Op &op : g.ops) lastMicro = std::max(lastMicro, op.micro);
   std::vector<uint8_t> out(g.ops.size(), 0);
   for (size_t i = 0; i < g.ops.size(); ++i)
-    if (isDataParallel(g.ops[i]))
+    if (isDataParallel(g.ops[i]) && g.ops[i].kind != OpKind::AllGather)
       for (uint32_t d : g.ops[i].deps) {
         std::optional<BlockKey> k = blockOf(g.ops[d]);
         if (out[d] || (k && k->backward && (!lastOnly || g.ops[d].micro == lastMicro))) out[i] = 1;

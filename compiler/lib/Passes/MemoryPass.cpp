@@ -4,8 +4,8 @@
 // 16-bit weights, the gradients in the stack's grad_precision (FP32
 // main_grad by default), FP32 master weights and two FP32 Adam moments,
 // i.e. 2 + 4 + 4 + 8 = 18 B; ZeRO-1 shards master and
-// moments over DP, ZeRO-2 also gradients, ZeRO-3/FSDP also weights (plus one
-// gathered layer). Activations are allocated when a layer's forward starts
+// moments over DP, ZeRO-2 also gradients, ZeRO-3/FSDP also weights (plus two
+// gathered layers). Activations are allocated when a layer's forward starts
 // and freed when its backward ends, in the order the schedule runs them.
 //===----------------------------------------------------------------------===//
 #include "rapid/Passes/Memory.h"
@@ -68,8 +68,8 @@ void memoryPass(ir::Program &prog, const ExperimentPoint &point) {
     m.rank = ranks.firstRankOfStage(g.stage);
     double p = mf.stageParams[g.stage];
     m.weights = p * mf.paramBytes / (mf.zero >= 3 ? dp : 1);
-    if (mf.zero >= 3 && dp > 1 && mf.stageLayers[g.stage] > 0) // one gathered layer
-      m.weights += p / double(mf.stageLayers[g.stage]) * mf.paramBytes;
+    if (mf.zero >= 3 && dp > 1 && mf.stageLayers[g.stage] > 0) // the layer running and the one gathered next (SchedulePass)
+      m.weights += p / double(mf.stageLayers[g.stage]) * mf.paramBytes * double(std::min<int64_t>(2, mf.stageLayers[g.stage]));
     if (mf.training) {
       m.gradients = p * mf.gradBytes / (mf.zero >= 2 ? dp : 1);
       m.optimizer = p * (mf.masterBytes + mf.optimizerBytes) / (mf.zero >= 1 ? dp : 1);

@@ -114,6 +114,7 @@ private:
       if (gathered) c.after(layerGathers.at(l));
       gatherParams(l);
       asBlock(u) ? layerBlock(l) : layerForward(c, sh, l);
+      usedGathered();
     }
     if (last(u.chunk)) {
       headForward(c, sh);
@@ -145,6 +146,7 @@ private:
       gatherParams(l);
       c.phase = Phase::Backward;
       asBlock(u) ? layerBlock(l) : layerBackward(c, sh, l);
+      usedGathered();
       if (reduce) reduceGrads(sh.layerParams(l));
     }
     if (first(u.chunk)) {
@@ -191,13 +193,27 @@ private:
   /// which every rank then gathers whole.
   bool gathersUpdatedParams() const { return sh.zero >= 1 && sh.zero < 3 && shards() > 1; }
 
-  /// ZeRO-3 / FSDP: each layer's parameters are gathered before use.
+  /// ZeRO-3 / FSDP: each layer's parameters are gathered before use, at
+  /// most two layers ahead: a gather waits until the layer used two
+  /// gathers before has run and freed its copy. PyTorch FSDP's rate limiter
+  /// (limit_all_gathers, on by default: "at most two consecutive FSDP
+  /// instances' all-gathers" in flight) and its one-layer prefetch; DeepSpeed
+  /// ZeRO-3 bounds its prefetch by bytes. Unbounded, every gather of the
+  /// step would start at once, ahead of the gradients' reduce-scatters on
+  /// the same stream, holding every layer gathered.
+  bool gathersLayers() const { return sh.zero >= 3 && shards() > 1; }
   void gatherParams(int64_t layer) {
-    if (sh.zero < 3 || shards() == 1) return;
+    if (!gathersLayers()) return;
     c.layer = int32_t(layer);
     Op op = collective(OpKind::AllGather, "zero3.param_allgather", shardGroup(),
                        sh.layerParams(layer) * sh.d / double(shards()));
-    c.after(c.addDetached(std::move(op), {}));
+    std::vector<uint32_t> deps;
+    if (gatheredUses.size() >= 2) deps.push_back(gatheredUses[gatheredUses.size() - 2]);
+    c.after(c.addDetached(std::move(op), std::move(deps)));
+  }
+  /// The layer just lowered is done with its gathered parameters.
+  void usedGathered() {
+    if (gathersLayers()) gatheredUses.push_back(c.last());
   }
 
   /// ZeRO-1/2 with the stack's param_gather_overlap: the last step's
@@ -272,6 +288,7 @@ private:
   std::optional<uint32_t> restGather;
   std::map<int64_t, uint32_t> layerGathers;
   std::vector<uint32_t> gradComms;
+  std::vector<uint32_t> gatheredUses; ///< ZeRO-3: each layer use's last op, in program order
 };
 
 } // namespace
