@@ -20,10 +20,6 @@ namespace rapid::engine {
 
 using trace::TraceNode;
 
-uint32_t Simulator::rankOf(const Instance &inst, uint32_t member) const {
-  return inst.members ? uint32_t((*inst.members)[member]) : member;
-}
-
 /// The engine's own all-reduce kernels (custom-all-reduce-*) take an
 /// all-reduce of at most their size whose members lie in the first network
 /// dimension (one NVLink node); anything else is NCCL's.
@@ -250,76 +246,15 @@ Simulator::Place Simulator::computePlace(const Instance &inst, const coll::Phase
   return Place{rank, local, local / ph.axisStride % ph.size};
 }
 
-uint32_t Simulator::expectedAt(const Instance &inst, uint32_t member, uint32_t chunk,
-                               uint32_t step) const {
+uint32_t Simulator::treeExpectedAt(const Instance &inst, uint32_t member, uint32_t chunk, uint32_t step) const {
   const coll::Step &st = inst.plan.steps[step];
-  if (st.pattern < coll::Pattern::TreeGather)
-    return st.expected; // the same for every position
   const coll::Phase &ph = inst.plan.phases[st.phase];
   return coll::expectedAt(st, ph.size, placeOf(inst, st.phase, member).pos, chunk);
 }
 
-/// Moves a member's chunk on as far as it can go now: into its dimension's
-/// queue, past its endpoint's delays, through every step whose messages are
-/// already in. Each stage is left by one kind of event only (a slot handed
-/// over, a delay's end, the step's last message), so no step runs twice.
-void Simulator::runChunk(uint32_t id, uint32_t member, uint32_t chunk) {
-  Instance &inst = instances_[id];
-  size_t at = size_t(member) * inst.chunks + chunk;
-  ChunkState &cs = inst.chunk[at];
-  uint32_t &step = cs.step;
-  uint8_t &stage = cs.stage;
-  while (!error_) {
-    switch (ChunkStage(stage)) {
-    case kEnter:
-      if (step == inst.numSteps)
-        return finishChunk(id, member);
-      if (entersQueue(inst, step) && !admit(id, member, chunk))
-        return void(stage = kQueued);
-      [[fallthrough]];
-    case kQueued: // the slot is ours
-      stage = kLead;
-      if (int64_t d = endpointCosts_ ? leadDelayPs(inst, step) : 0)
-        return resumeAt(d, id, member, chunk);
-      break;
-    case kLead:
-      sendStep(id, member, chunk, step);
-      stage = kWait;
-      break;
-    case kWait: {
-      uint32_t expected = expectedAt(inst, member, chunk, step);
-      if (cs.window[step % kWindow] < expected)
-        return;
-      stage = kTail;
-      if (int64_t d = endpointCosts_ ? tailDelayPs(inst, step, expected) : 0)
-        return resumeAt(d, id, member, chunk);
-      break;
-    }
-    case kTail: {
-      if (leavesQueue(inst, step))
-        release(id, member, step);
-      // The slot goes to step + kWindow, with what arrived for it early.
-      uint16_t &slot = cs.window[step % kWindow];
-      slot = 0;
-      if (!inst.further.empty())
-        if (auto it = inst.further.find(uint64_t(at) << 32 | (step + kWindow)); it != inst.further.end()) {
-          slot = it->second;
-          inst.further.erase(it);
-        }
-      ++step;
-      stage = kEnter;
-      break;
-    }
-    }
-  }
-}
-
-void Simulator::finishChunk(uint32_t id, uint32_t member) {
-  if (--instances_[id].chunksLeft[member] == 0)
-    memberDone(id, member);
-}
-
-void Simulator::sendStep(uint32_t id, uint32_t member, uint32_t chunk, uint32_t step) {
+/// The step's messages from this member's chunk to its peers. Inline: runChunk
+/// is its only caller, once a message.
+[[gnu::always_inline]] inline void Simulator::sendStep(uint32_t id, uint32_t member, uint32_t chunk, uint32_t step) {
   const Instance &inst = instances_[id];
   const coll::Step &st = inst.plan.steps[step];
   const coll::Phase &ph = inst.plan.phases[st.phase];
@@ -342,19 +277,62 @@ void Simulator::sendStep(uint32_t id, uint32_t member, uint32_t chunk, uint32_t 
   });
 }
 
-void Simulator::deliverCollective(uint32_t id, uint32_t member, uint32_t chunk, uint32_t step) {
+/// Moves a member's chunk on as far as it can go now: into its dimension's
+/// queue, past its endpoint's delays, through every step whose messages are
+/// already in. Each stage is left by one kind of event only (a slot handed
+/// over, a delay's end, the step's last message), so no step runs twice.
+/// The stages are tested in the order a step passes them, each pass one
+/// step: a ring's chunk goes wait, tail, enter, lead and back to wait on
+/// every message, and a switch per stage was a tenth of its instructions.
+void Simulator::runChunk(uint32_t id, uint32_t member, uint32_t chunk) {
   Instance &inst = instances_[id];
   size_t at = size_t(member) * inst.chunks + chunk;
   ChunkState &cs = inst.chunk[at];
-  uint32_t current = cs.step;
-  if (step < current) // counted nowhere: that step is done (it had all it waits for)
-    return;
-  if (step < current + kWindow)
-    ++cs.window[step % kWindow];
-  else
-    ++inst.further[uint64_t(at) << 32 | step];
-  if (cs.stage == kWait && current == step)
-    runChunk(id, member, chunk);
+  while (!error_) {
+    uint32_t step = cs.step;
+    if (cs.stage == kWait) {
+      uint32_t expected = expectedAt(inst, member, chunk, step);
+      if (cs.window[step % kWindow] < expected)
+        return;
+      cs.stage = kTail;
+      if (int64_t d = endpointCosts_ ? tailDelayPs(inst, step, expected) : 0)
+        return resumeAt(d, id, member, chunk);
+    }
+    if (cs.stage == kTail) {
+      if (queues_ && leavesQueue(inst, step))
+        release(id, member, step);
+      // The slot goes to step + kWindow, with what arrived for it early.
+      uint16_t &slot = cs.window[step % kWindow];
+      slot = 0;
+      if (!inst.further.empty())
+        if (auto it = inst.further.find(uint64_t(at) << 32 | (step + kWindow)); it != inst.further.end()) {
+          slot = it->second;
+          inst.further.erase(it);
+        }
+      cs.step = ++step;
+      cs.stage = kEnter;
+    }
+    if (cs.stage == kEnter) {
+      if (step == inst.numSteps)
+        return finishChunk(id, member);
+      if (queues_ && entersQueue(inst, step) && !admit(id, member, chunk))
+        return void(cs.stage = kQueued);
+      cs.stage = kQueued;
+    }
+    if (cs.stage == kQueued) { // the slot is ours
+      cs.stage = kLead;
+      if (int64_t d = endpointCosts_ ? leadDelayPs(inst, step) : 0)
+        return resumeAt(d, id, member, chunk);
+    }
+    // kLead
+    sendStep(id, member, chunk, step);
+    cs.stage = kWait;
+  }
+}
+
+void Simulator::finishChunk(uint32_t id, uint32_t member) {
+  if (--instances_[id].chunksLeft[member] == 0)
+    memberDone(id, member);
 }
 
 void Simulator::memberDone(uint32_t id, uint32_t member) {

@@ -19,6 +19,7 @@ Simulator::Simulator(const trace::Workload &w, net::Network &net, const coll::Co
     opts_.computeStreams = opts_.commStreams = 1;
   const SystemConfig &sys = opts_.system;
   endpointCosts_ = sys.sharedBus || sys.endpointDelayNs || sys.reduceMemBytesPerNs > 0;
+  queues_ = sys.activeChunks != 0;
   for (const auto &[id, members] : groups_.members) {
     auto &pos = groupPos_[id];
     pos.assign(w_.ranks.size(), -1);
@@ -39,17 +40,24 @@ void Simulator::fail(const trace::RankGraph &g, const TraceNode &n, const std::s
                     : fmt::format("{}: node {} '{}': {}", g.file, n.id, name, what));
 }
 
-uint32_t Simulator::newMessage() {
-  uint32_t id;
-  if (!freeMessages_.empty()) {
-    id = freeMessages_.back();
-    freeMessages_.pop_back();
-    messages_[id] = Message{};
-  } else {
-    id = uint32_t(messages_.size());
-    messages_.emplace_back();
-  }
-  return id;
+/// A new slot, where none was freed before (newMessage's cold path).
+uint32_t Simulator::addMessage() {
+  messages_.emplace_back();
+  return uint32_t(messages_.size() - 1);
+}
+
+/// The message's head is at the near end of link `hop`: send it on. The next
+/// event is the head reaching the next node, or, after the last link, the
+/// tail reaching the destination. Inline (only this file calls it): every
+/// message passes here once a hop.
+[[gnu::always_inline]] inline void Simulator::forward(uint32_t id) {
+  Message &m = messages_[id];
+  net::HopTimes t = net_.sendHop(now_, net_.router().link(m.route, m.hop), m.bytes, m.tailPs);
+  m.tailPs = t.tailPs;
+  ++m.hop;
+  // After the last link the receiver sees it once its protocol's handshake
+  // is done too (holdPs); the links are free at tailPs regardless.
+  queue_.push(m.hop < m.route.length ? t.headPs : addTime(t.tailPs, m.holdPs), MsgArrive, id, 0);
 }
 
 /// Puts message `id`, filled by the caller in its slot, from node `srcNode`
@@ -59,13 +67,17 @@ uint32_t Simulator::newMessage() {
 /// recent stores). Route errors (a partition by hard faults) stop the
 /// simulation, naming it.
 void Simulator::inject(uint32_t src, uint32_t dst, uint32_t id, uint32_t srcNode, int64_t stepPs) {
-  auto route = net_.router().route(int(src), int(dst));
-  if (!route) {
-    freeMessages_.push_back(id);
-    return fail(w_.ranks[src], w_.ranks[src].nodes()[srcNode], llvm::toString(route.takeError()));
-  }
   Message &m = messages_[id];
-  m.route = *route;
+  if (const net::Route *last = net_.router().lastRoute(int(src), int(dst))) {
+    m.route = *last;
+  } else {
+    auto route = net_.router().route(int(src), int(dst));
+    if (!route) {
+      freeMessages_.push_back(id);
+      return fail(w_.ranks[src], w_.ranks[src].nodes()[srcNode], llvm::toString(route.takeError()));
+    }
+    m.route = *route;
+  }
   m.hop = 0;
   m.tailPs = now_;
   // A protocol's step takes at least its handshake; the path's own
@@ -85,20 +97,9 @@ void Simulator::inject(uint32_t src, uint32_t dst, uint32_t id, uint32_t srcNode
   forward(id);
 }
 
-/// The message's head is at the near end of link `hop`: send it on. The next
-/// event is the head reaching the next node, or, after the last link, the
-/// tail reaching the destination.
-void Simulator::forward(uint32_t id) {
-  Message &m = messages_[id];
-  net::HopTimes t = net_.sendHop(now_, net_.router().link(m.route, m.hop), m.bytes, m.tailPs);
-  m.tailPs = t.tailPs;
-  ++m.hop;
-  // After the last link the receiver sees it once its protocol's handshake
-  // is done too (holdPs); the links are free at tailPs regardless.
-  queue_.push(m.hop < m.route.length ? t.headPs : addTime(t.tailPs, m.holdPs), MsgArrive, id, 0);
-}
-
-void Simulator::onArrive(uint32_t id) {
+/// A message's head reached the end of a link. Inline into run(), its only
+/// caller: every message ends here.
+[[gnu::always_inline]] inline void Simulator::onArrive(uint32_t id) {
   Message &m = messages_[id];
   if (m.hop < m.route.length)
     return forward(id);

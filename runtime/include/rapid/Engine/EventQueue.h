@@ -32,7 +32,10 @@ public:
   void push(int64_t time, uint32_t kind, uint32_t a, uint32_t b) {
     ++pushed_;
     ++size_;
-    bucketAt(time).events.push_back(Payload{kind, a, b});
+    // Inline only the common case, the time pushed to last; the rest is a
+    // call, so that push stays small enough to inline into the hot loop.
+    Bucket &bk = time == lastTime_ ? buckets_[lastBucket_] : bucketAt(time);
+    bk.events.push_back(Payload{kind, a, b});
   }
   /// The earliest event, the first pushed among equal times. Not empty().
   Event pop() {
@@ -74,8 +77,7 @@ private:
   /// Times lie in [0, 2^62] (SimTime.h): clear of this and of DenseMap's two reserved keys (the largest).
   static constexpr int64_t kNoTime = INT64_MIN;
 
-  Bucket &bucketAt(int64_t time) {
-    if (time == lastTime_) return buckets_[lastBucket_];
+  [[gnu::noinline]] Bucket &bucketAt(int64_t time) {
     auto [it, added] = index_.try_emplace(time, 0);
     if (added) {
       if (free_.empty()) {

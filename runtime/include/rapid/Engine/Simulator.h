@@ -232,15 +232,39 @@ private:
   void runChunk(uint32_t inst, uint32_t member, uint32_t chunk);
   void finishChunk(uint32_t inst, uint32_t member);
   void sendStep(uint32_t inst, uint32_t member, uint32_t chunk, uint32_t step);
-  void deliverCollective(uint32_t inst, uint32_t member, uint32_t chunk, uint32_t step);
-  uint32_t rankOf(const Instance &inst, uint32_t member) const;
+  /// A collective's message for the member's chunk and step: counted, and
+  /// the chunk moved on if it was waiting for it. In the header: every
+  /// collective message ends here.
+  void deliverCollective(uint32_t id, uint32_t member, uint32_t chunk, uint32_t step) {
+    Instance &inst = instances_[id];
+    size_t at = size_t(member) * inst.chunks + chunk;
+    ChunkState &cs = inst.chunk[at];
+    uint32_t current = cs.step;
+    if (step < current) // counted nowhere: that step is done (it had all it waits for)
+      return;
+    if (step < current + kWindow)
+      ++cs.window[step % kWindow];
+    else
+      ++inst.further[uint64_t(at) << 32 | step];
+    if (cs.stage == kWait && current == step)
+      runChunk(id, member, chunk);
+  }
+  uint32_t rankOf(const Instance &inst, uint32_t member) const {
+    return inst.members ? uint32_t((*inst.members)[member]) : member;
+  }
   /// A member's index within its dimension (local) and along the phase (pos).
   /// Where a member sits in a phase of its collective (Instance::places).
   const Place &placeOf(const Instance &inst, uint32_t phase, uint32_t member) const {
     return inst.places[size_t(phase) * inst.node.size() + member];
   }
   Place computePlace(const Instance &inst, const coll::Phase &ph, uint32_t member) const;
-  uint32_t expectedAt(const Instance &inst, uint32_t member, uint32_t chunk, uint32_t step) const;
+  /// How many messages the member's chunk waits for in `step`: the step's
+  /// own count but in trees, where it depends on the member's place.
+  uint32_t expectedAt(const Instance &inst, uint32_t member, uint32_t chunk, uint32_t step) const {
+    const coll::Step &st = inst.plan.steps[step];
+    return st.pattern < coll::Pattern::TreeGather ? st.expected : treeExpectedAt(inst, member, chunk, step);
+  }
+  uint32_t treeExpectedAt(const Instance &inst, uint32_t member, uint32_t chunk, uint32_t step) const;
   void memberDone(uint32_t inst, uint32_t member);
 
   // ChunkQueues.cpp
@@ -259,7 +283,14 @@ private:
   // Simulator.cpp
   /// A message slot for the caller to fill, every field reset (one freed
   /// before, or a new one).
-  uint32_t newMessage();
+  uint32_t newMessage() {
+    if (freeMessages_.empty()) return addMessage();
+    uint32_t id = freeMessages_.back();
+    freeMessages_.pop_back();
+    messages_[id] = Message{};
+    return id;
+  }
+  uint32_t addMessage();
   void inject(uint32_t src, uint32_t dst, uint32_t id, uint32_t srcNode, int64_t stepPs);
   void forward(uint32_t msg);
   void onArrive(uint32_t msg);
@@ -278,6 +309,7 @@ private:
   /// The system charges endpoint delays or reductions (ChunkQueues.cpp):
   /// without, a chunk's walk skips asking on every message.
   bool endpointCosts_ = false;
+  bool queues_ = false; ///< active-chunks-per-dimension: chunks take dimension slots
   EventQueue queue_;
   int64_t now_ = 0; ///< ps
   std::vector<RankState> ranks_;

@@ -19,6 +19,7 @@
 #pragma once
 
 #include "rapid/Network/Routing.h"
+#include "rapid/Support/SimTime.h"
 
 namespace rapid::net {
 
@@ -39,10 +40,15 @@ struct LinkSpan {
   double bytes;
 };
 
-struct LinkStats {
+/// A link's state: what it carried, and when it is free. It also keeps the
+/// serialisation time of the last message size it timed, in the same cache
+/// line: every hop reads both (a ring's messages are all one size).
+struct alignas(64) LinkStats {
   double bytes = 0;
   int64_t busyPs = 0;
   int64_t freeAtPs = 0;
+  double memoBytes = -1, memoRate = 0; ///< the memo's key: faults may derate a link's rate
+  int64_t memoSer = 0, memoPacket = 0;
 };
 
 class Network {
@@ -69,6 +75,7 @@ public:
   /// and its tail arrives there at `tailReadyPs` (<= now unless cut-through);
   /// enqueue it on link l. Cut-through: the head reaches the far end one
   /// packet's serialization and one latency after the link starts on it.
+  /// Inline: every message pays it once a hop.
   HopTimes sendHop(int64_t now, uint32_t l, double bytes, int64_t tailReadyPs);
   /// Analytical mode: arrival time over the whole route, links never busy
   /// (cut-through: every latency and packet serialization plus the rest of
@@ -79,21 +86,46 @@ public:
 private:
   /// serializationPs and packetPs of link l, remembered per link: a
   /// collective's messages repeat one size over the same links, and the
-  /// division is a hot spot at thousands of ranks.
-  std::pair<int64_t, int64_t> serialize(uint32_t l, double bytes);
-  struct SerMemo {
-    double bytes = -1, bytesPerNs = 0; ///< the key: faults may derate a link's rate
-    int64_t ser = 0, packet = 0;
-  };
+  /// division (and the call) is a hot spot at thousands of ranks.
+  std::pair<int64_t, int64_t> serialize(uint32_t l, double bytes) {
+    LinkStats &m = stats_[l];
+    if (m.memoBytes != bytes || m.memoRate != topo_.links()[l].bytesPerNs) retime(l, bytes);
+    return {m.memoSer, m.memoPacket};
+  }
+  void retime(uint32_t l, double bytes);
 
   Topology &topo_;
   NetMode mode_;
   Switching switching_;
   Router router_;
   std::vector<LinkStats> stats_;
-  std::vector<SerMemo> memo_;
   bool recordSpans_ = false;
   std::vector<LinkSpan> spans_;
 };
+
+inline HopTimes Network::sendHop(int64_t now, uint32_t l, double bytes, int64_t tailReadyPs) {
+  LinkStats &s = stats_[l];
+  int64_t start = std::max(now, s.freeAtPs);
+  auto [ser, packetSer] = serialize(l, bytes);
+  // The link reserves only its own serialisation time: while a slower
+  // upstream link trickles this message in, a switch fills the gaps with
+  // other messages' packets, so holding the link until the tail arrives
+  // would charge a fast trunk the slow link's time. FIFO reservations of
+  // `ser` each keep its throughput at or below its bandwidth.
+  s.freeAtPs = addTime(start, ser);
+  s.busyPs = addTime(s.busyPs, ser);
+  s.bytes += bytes;
+  if (recordSpans_) spans_.push_back({l, start, s.freeAtPs, bytes});
+  int64_t latency = topo_.links()[l].latencyPs;
+  // Cut-through forwards whole packets: the next node can pass the head on
+  // once the first packet is in, and the last packet, once in, still has to
+  // be serialised here. (Store-and-forward already waits for all of it.)
+  int64_t packet = switching_ == Switching::CutThrough ? packetSer : 0;
+  // The link cannot send the last byte before it has received it.
+  int64_t end = std::max(addTime(start, ser), addTime(tailReadyPs, packet));
+  if (switching_ == Switching::StoreAndForward)
+    return HopTimes{addTime(end, latency), addTime(end, latency)};
+  return HopTimes{addTime(addTime(start, packet), latency), addTime(end, latency)};
+}
 
 } // namespace rapid::net

@@ -29,6 +29,12 @@ public:
 
   /// The links from rank src to rank dst; an error if faults disconnect them.
   llvm::Expected<Route> route(int src, int dst);
+  /// The route src took last if it went to dst (most asks: a ring's member
+  /// sends to one peer message after message), else null; no Expected to
+  /// build and check on every message.
+  const Route *lastRoute(int src, int dst) const {
+    return size_t(src) < last_.size() && last_[size_t(src)].dst == dst ? &last_[size_t(src)].route : nullptr;
+  }
   uint32_t link(Route r, uint32_t hop) const { return flat_[r.offset + hop]; }
   /// The fault-free dimension-order path as node ids (src first).
   void dimensionOrderNodes(int src, int dst, std::vector<uint32_t> &nodes) const;
