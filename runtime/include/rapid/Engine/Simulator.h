@@ -179,7 +179,7 @@ private:
     std::vector<uint32_t> dimActive, waitHead, waitTail, waitNext;
   };
 
-  struct Message {
+  struct alignas(64) Message { // one cache line each: a message straddling two cost two misses
     double bytes = 0;
     net::Route route;
     uint32_t hop = 0;  ///< next link to take; == route.length: delivering
