@@ -324,7 +324,7 @@ void Simulator::runChunk(uint32_t id, uint32_t member, uint32_t chunk) {
       if (int64_t d = endpointCosts_ ? leadDelayPs(inst, step) : 0)
         return resumeAt(d, id, member, chunk);
     }
-    // kLead
+    // kLead: the endpoint is ready, the step's messages go out.
     sendStep(id, member, chunk, step);
     cs.stage = kWait;
   }

@@ -186,8 +186,8 @@ private:
     uint32_t chunk = 0; ///< collective delivery (beside hop: the struct stays 64 B)
     int64_t tailPs = 0; ///< when the last byte reaches the current node
     int64_t holdPs = 0; ///< delivered this long after its tail arrives: the rest of its protocol's step
-    /// Collective delivery. Chunk and step apart: a division to split one
-    /// slot number was a tenth of the time of a large ring.
+    /// Collective delivery. Chunk and step apart: one slot number cost a
+    /// division on every message to split.
     uint32_t inst = kNone, member = 0, step = 0;
     uint32_t channel = kNone, srcRank = 0, srcNode = 0; ///< point-to-point
   };
