@@ -106,6 +106,14 @@ void copyLayers(BlockTimes &times, const LayerCopies &copies, RankBlockTimes *ra
     for (auto &[rank, blocks] : *ranks) copy(blocks, copies[layout.coord(rank, ir::Group::PP)]);
 }
 
+bool probesGathers(const ir::Program &prog) {
+  return prog.memory.zero >= 3 && prog.layout.shard == 1 && prog.layout.cp > 1;
+}
+
+bool probedGather(const ir::Program &prog, const Op &op) {
+  return op.kind == OpKind::AllGather && op.layer >= 0 && ir::isDataParallel(op.group) && probesGathers(prog);
+}
+
 ir::Program probeProgram(const ir::Program &prog, const LayerCopies *copies) {
   ir::Program probe = emptyStages(prog);
   for (const ir::Graph &g : prog.stages) {
@@ -113,15 +121,17 @@ ir::Program probeProgram(const ir::Program &prog, const LayerCopies *copies) {
     std::vector<uint32_t> newIdx(g.ops.size(), UINT32_MAX);
     for (size_t i = 0; i < g.ops.size(); ++i) {
       const Op &op = g.ops[i];
-      if (op.micro != 0 || !blockOf(op)) continue;
+      bool gather = probedGather(prog, op);
+      if (op.micro != 0 || !(blockOf(op) || gather)) continue;
       if (copies && op.layer >= 0 && copies->at(g.stage).at(op.layer) != op.layer) continue;
       Op copy = op;
       copy.deps.clear();
       for (uint32_t d : op.deps)
         if (newIdx[d] != UINT32_MAX) copy.deps.push_back(newIdx[d]);
       // What it waited for is gone (another microbatch, a receive): keep
-      // program order so blocks do not overlap one another.
-      if (copy.deps.empty() && !out.ops.empty()) copy.deps.push_back(uint32_t(out.ops.size() - 1));
+      // program order so blocks do not overlap one another. (A gather runs
+      // ahead of the layers by design.)
+      if (!gather && copy.deps.empty() && !out.ops.empty()) copy.deps.push_back(uint32_t(out.ops.size() - 1));
       newIdx[i] = out.add(std::move(copy));
     }
   }

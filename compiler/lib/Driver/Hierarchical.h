@@ -42,9 +42,18 @@ void appendSignature(std::string &to, const ir::Op &op);
 using LayerCopies = std::vector<std::map<int32_t, int32_t>>;
 LayerCopies probeLayers(const ir::Program &prog);
 
+/// ZeRO-3's layer gathers where their shard group lies inside one replica
+/// (CP only: dp = 1, or hybrid shard groups of one DP rank): the layer probe
+/// runs them beside the layers, whose TP and CP collectives they slow where
+/// they share links. Gathers across replicas stay out of it (replayed at the
+/// pipeline level only, docs/simulation.md).
+bool probedGather(const ir::Program &prog, const ir::Op &op);
+bool probesGathers(const ir::Program &prog);
+
 /// Microbatch 0's blocks alone, in program order, without pipeline and DP
 /// communication: every layer (or, with `copies`, every layer that copies
-/// none), the embedding and the head once per stage.
+/// none), the embedding and the head once per stage; and the probed
+/// gathers (probedGather) with their dependencies.
 ir::Program probeProgram(const ir::Program &prog, const LayerCopies *copies = nullptr);
 
 /// Seconds per block and stage of microbatch 0, from the simulated spans on

@@ -56,7 +56,9 @@ llvm::Expected<Probe> runProbe(const ir::Program &prog, const ExperimentPoint &p
                                const std::vector<net::Fault> *faults, const std::vector<int64_t> *active,
                                std::map<int, ir::Group> &kinds) {
   Probe p;
-  p.copies = copy ? probeLayers(prog) : LayerCopies{};
+  // With gathers in the probe every layer runs: each meets the gather of
+  // the layer after the next, the steady state a copied layer would miss.
+  p.copies = copy && !probesGathers(prog) ? probeLayers(prog) : LayerCopies{};
   p.prog = probeProgram(prog, p.copies.empty() ? nullptr : &p.copies);
   llvm::Expected<engine::SimResult> res = simulate(p.prog, point, Spans::All, "", faults, kinds, active);
   if (res && !p.copies.empty() && !blocksInStep(p.prog, *res, RankLayout(prog.layout))) {

@@ -186,14 +186,15 @@ bool exact(const ir::Program &prog, const RankLayout &layout, const Lines &lines
 /// What a stage's probe simulates, op for op, without the layer numbers:
 /// stages with equal signatures time their blocks alike. With `buckets`,
 /// the data-parallel collectives too (of a tail probe, tailProbeProgram).
-std::string probeSignature(const ir::Graph &g, bool buckets = false) {
+std::string probeSignature(const ir::Program &prog, const ir::Graph &g, bool buckets = false) {
   std::string sig;
   int32_t firstLayer = -1;
   auto put = [&](const auto &v) { sig.append(reinterpret_cast<const char *>(&v), sizeof v); };
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const ir::Op &op = g.ops[i];
     std::optional<BlockKey> k = blockOf(op);
-    if (!(op.micro == 0 && k) && !(buckets && isDataParallel(op))) continue;
+    bool probed = op.micro == 0 && (k || probedGather(prog, op));
+    if (!probed && !(buckets && isDataParallel(op))) continue;
     if (firstLayer < 0 && op.layer >= 0) firstLayer = op.layer;
     appendSignature(sig, op);
     put(k ? k->part : -1), put(op.layer < 0 ? -1 : op.layer - firstLayer);
@@ -208,7 +209,7 @@ std::string probeSignature(const ir::Graph &g, bool buckets = false) {
 std::vector<int32_t> probeStages(const ir::Program &prog) {
   std::map<std::string, int32_t> first;
   std::vector<int32_t> out;
-  for (const ir::Graph &g : prog.stages) out.push_back(first.try_emplace(probeSignature(g), g.stage).first->second);
+  for (const ir::Graph &g : prog.stages) out.push_back(first.try_emplace(probeSignature(prog, g), g.stage).first->second);
   return out;
 }
 
@@ -251,7 +252,7 @@ TailReduction reduceTail(const ir::Program &tailProbe, const net::NetworkSpec &n
   std::map<std::string, int32_t> first;
   std::vector<int32_t> stageOf;
   for (const ir::Graph &g : tailProbe.stages)
-    stageOf.push_back(first.try_emplace(probeSignature(g, true), g.stage).first->second);
+    stageOf.push_back(first.try_emplace(probeSignature(tailProbe, g, true), g.stage).first->second);
   std::vector<int64_t> distinct; // every replica of the stages that differ: the buckets cross them
   for (int64_t r = 0; r < layout.ranks(); ++r)
     if (int64_t s = layout.coord(r, ir::Group::PP); stageOf[s] == s) distinct.push_back(r);
@@ -278,6 +279,7 @@ Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net, bool faul
   // With faults stages and replicas may differ: every rank is simulated,
   // each with its own block times.
   if (faulted) return out;
+  auto probed = [&](const ir::Op &op) { return inBlock(op) || probedGather(prog, op); };
   std::vector<int32_t> stageOf = probeStages(prog);
   std::vector<int64_t> distinct;
   for (int64_t r = 0; r < layout.ranks(); ++r)
@@ -285,10 +287,10 @@ Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net, bool faul
       int64_t s = layout.coord(r, ir::Group::PP);
       if (stageOf[s] == s) distinct.push_back(r);
     }
-  if (int64_t(distinct.size()) < layout.ranks() && exact(prog, layout, lines, distinct, inBlock, none)) {
+  if (int64_t(distinct.size()) < layout.ranks() && exact(prog, layout, lines, distinct, probed, none)) {
     out.probe = distinct;
     out.probeStageOf = stageOf;
-  } else if (!replica.empty() && exact(prog, layout, lines, replica, inBlock, none)) {
+  } else if (!replica.empty() && exact(prog, layout, lines, replica, probed, none)) {
     out.probe = replica;
   }
   std::vector<int64_t> firsts;
@@ -400,7 +402,7 @@ std::optional<Units> units(const ir::Program &prog, const net::Topology &topo, K
 
 std::optional<std::vector<int64_t>> faultedProbe(const ir::Program &prog, const net::Topology &topo,
                                                  const std::vector<uint32_t> &faulted) {
-  std::optional<Units> u = units(prog, topo, inBlock);
+  std::optional<Units> u = units(prog, topo, [&](const ir::Op &op) { return inBlock(op) || probedGather(prog, op); });
   if (!u) return std::nullopt;
   std::vector<int64_t> touched;
   for (size_t i = 0; i < u->sets.size(); ++i)
