@@ -38,18 +38,17 @@ static int dimOf(const coll::Plan &plan, uint32_t step) {
   return plan.phases[plan.steps[step].phase].queue;
 }
 
-/// The chunk needs a slot before step `step`: its first, or the first in
-/// another dimension than the step before.
+/// With active-chunks-per-dimension (runChunk asks only then), the chunk
+/// needs a slot before step `step`: its first, or the first in another
+/// dimension than the step before.
 bool Simulator::entersQueue(const Instance &inst, uint32_t step) const {
-  return opts_.system.activeChunks &&
-         (step == 0 || dimOf(inst.plan, step) != dimOf(inst.plan, step - 1));
+  return step == 0 || dimOf(inst.plan, step) != dimOf(inst.plan, step - 1);
 }
 
-/// The chunk gives its slot up after step `step`: its last, or the last
-/// before a phase in another dimension.
+/// With active-chunks-per-dimension, the chunk gives its slot up after step
+/// `step`: its last, or the last before a phase in another dimension.
 bool Simulator::leavesQueue(const Instance &inst, uint32_t step) const {
-  return opts_.system.activeChunks &&
-         (step + 1 == inst.numSteps || dimOf(inst.plan, step + 1) != dimOf(inst.plan, step));
+  return step + 1 == inst.numSteps || dimOf(inst.plan, step + 1) != dimOf(inst.plan, step);
 }
 
 /// The index of the member's queue for step `step`'s dimension.

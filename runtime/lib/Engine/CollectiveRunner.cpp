@@ -299,7 +299,7 @@ void Simulator::runChunk(uint32_t id, uint32_t member, uint32_t chunk) {
         return resumeAt(d, id, member, chunk);
     }
     if (cs.stage == kTail) {
-      if (queues_ && leavesQueue(inst, step))
+      if (opts_.system.activeChunks && leavesQueue(inst, step))
         release(id, member, step);
       // The slot goes to step + kWindow, with what arrived for it early.
       uint16_t &slot = cs.window[step % kWindow];
@@ -315,7 +315,7 @@ void Simulator::runChunk(uint32_t id, uint32_t member, uint32_t chunk) {
     if (cs.stage == kEnter) {
       if (step == inst.numSteps)
         return finishChunk(id, member);
-      if (queues_ && entersQueue(inst, step) && !admit(id, member, chunk))
+      if (opts_.system.activeChunks && entersQueue(inst, step) && !admit(id, member, chunk))
         return void(cs.stage = kQueued);
       cs.stage = kQueued;
     }

@@ -19,7 +19,6 @@ Simulator::Simulator(const trace::Workload &w, net::Network &net, const coll::Co
     opts_.computeStreams = opts_.commStreams = 1;
   const SystemConfig &sys = opts_.system;
   endpointCosts_ = sys.sharedBus || sys.endpointDelayNs || sys.reduceMemBytesPerNs > 0;
-  queues_ = sys.activeChunks != 0;
   for (const auto &[id, members] : groups_.members) {
     auto &pos = groupPos_[id];
     pos.assign(w_.ranks.size(), -1);

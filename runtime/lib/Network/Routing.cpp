@@ -55,7 +55,7 @@ bool Router::shortestPath(uint32_t src, uint32_t dst, std::vector<uint32_t> &lin
 }
 
 llvm::Expected<Route> Router::route(int src, int dst) {
-  if (size_t(src) < last_.size() && last_[size_t(src)].dst == dst) return last_[size_t(src)].route;
+  if (const Route *last = lastRoute(src, dst)) return *last;
   if (last_.empty()) last_.resize(size_t(topo.numRanks()));
   uint64_t key = uint64_t(src) << 32 | uint32_t(dst);
   if (auto it = cache_.find(key); it != cache_.end()) {

@@ -309,7 +309,6 @@ private:
   /// The system charges endpoint delays or reductions (ChunkQueues.cpp):
   /// without, a chunk's walk skips asking on every message.
   bool endpointCosts_ = false;
-  bool queues_ = false; ///< active-chunks-per-dimension: chunks take dimension slots
   EventQueue queue_;
   int64_t now_ = 0; ///< ps
   std::vector<RankState> ranks_;
