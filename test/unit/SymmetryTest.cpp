@@ -86,10 +86,34 @@ TEST(Reduce, SendsAcrossTwoDimensionsRunEveryRankReplayingDataParallel) {
   };
   Reduction r = reduce(crossingPipeline(), spec(net::DimKind::Switch), false);
   EXPECT_EQ(r.pipeline.size(), 16u); // neither one rank a stage nor one replica is exact
-  EXPECT_FALSE(r.timeAll);           // the DP collectives alone are replayed
+  EXPECT_EQ(r.replay, run::Reduction::Replay::DataParallel);          // the DP collectives alone are replayed
   // On a ring of nodes a DP group is not alone (its lines carry the sends):
   // every rank runs every collective.
   EXPECT_TRUE(reduce(crossingPipeline(), spec(net::DimKind::Ring), false).pipeline.empty());
+}
+
+/// TP 2 x PP 2 on a 2 x 2 grid (TP along its first axis, PP its second), DP 2
+/// on a switch: the pipeline's sends vary the grid's second axis only.
+net::NetworkSpec gridThenSwitch(net::DimKind grid) {
+  net::NetworkSpec n;
+  net::DimSpec a, b;
+  a.kind = grid, a.shape = {2, 2};
+  b.kind = net::DimKind::Switch, b.shape = {2};
+  n.dims = {a, b};
+  return n;
+}
+
+TEST(Reduce, PipelineSlabCutsAGridAlongAnAxis) {
+  // A torus routes axis by axis: the ranks at TP position 0 use links the
+  // others never take, and simulate every collective.
+  Reduction r = reduce(pipeline(), gridThenSwitch(net::DimKind::Torus2D), false);
+  EXPECT_EQ(r.pipeline, (std::vector<int64_t>{0, 2, 4, 6}));
+  EXPECT_EQ(r.replay, Reduction::Replay::None);
+  // A king mesh also routes diagonally: no slab cuts it, and the first
+  // replica runs instead, its DP reductions replayed on the switch.
+  Reduction king = reduce(pipeline(), gridThenSwitch(net::DimKind::KingMesh2D), false);
+  EXPECT_EQ(king.pipeline, (std::vector<int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(king.replay, Reduction::Replay::DataParallel);
 }
 
 TEST(PipelineClasses, UnitsAlikeRunOnce) {

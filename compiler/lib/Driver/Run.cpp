@@ -240,9 +240,11 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
   }
   ir::Program pipeline = run::pipelineProgram(prog, times, tail ? &*tail : nullptr);
   if (!faulted && !red.pipeline.empty()) {
-    if (llvm::Error e = timeCollectives(pipeline, point, red.timeAll)) return e;
+    using Replay = run::Reduction::Replay;
+    if (red.replay != Replay::None)
+      if (llvm::Error e = timeCollectives(pipeline, point, red.replay == Replay::All)) return e;
     out.ranks = int64_t(red.pipeline.size());
-    out.replayed = red.timeAll ? "all" : "data_parallel";
+    out.replayed = red.replay == Replay::All ? "all" : red.replay == Replay::DataParallel ? "data_parallel" : "none";
   }
   if (links && out.stepOnly && timeline.empty())
     if (std::optional<run::PipelineClasses> classes = run::pipelineClasses(pipeline, *fresh, *links, own)) {

@@ -20,9 +20,10 @@
 // The probe's S is the first replica's stages that probe differently from
 // every earlier one, or else the whole first replica (data-parallel
 // collectives are not in blocks); the pipeline's is one rank per stage,
-// replaying every collective, or else the first replica, or else every rank
-// (sends through other ranks' ports are then all simulated), replaying the
-// data-parallel ones. What a reduction leaves out: a replayed collective and
+// replaying every collective, or else a slab (pipelineSlab: whole axes of
+// the network, simulating every collective) or the first replica, whichever
+// is smaller, or else every rank (sends through other ranks' ports are then
+// all simulated), the last two replaying the data-parallel ones. What a reduction leaves out: a replayed collective and
 // sends sharing a port, the rank's own or, with every rank, one a send passes
 // (docs/simulation.md, "Ranks that stand for the others").
 //===----------------------------------------------------------------------===//
@@ -31,10 +32,8 @@
 #include "Hierarchical.h"
 #include "rapid/IR/RankLayout.h"
 #include "rapid/Collectives/GroupGrid.h"
-#include "rapid/Network/Routing.h"
 
 #include <algorithm>
-#include <fmt/format.h>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -163,8 +162,9 @@ bool exact(const ir::Program &prog, const RankLayout &layout, const Lines &lines
   for (int64_t r : set) {
     const Traffic &t = byStage[layout.coord(r, ir::Group::PP)];
     for (int32_t p : t.peers) {
-      std::vector<int> through = lines.crossed({r, layout.with(r, ir::Group::PP, p)});
-      if (through.size() > 1 && int64_t(set.size()) < layout.ranks()) return false;
+      int64_t peer = layout.with(r, ir::Group::PP, p);
+      std::vector<int> through = lines.crossed({r, peer});
+      if ((through.size() > 1 && int64_t(set.size()) < layout.ranks()) || !in[peer]) return false;
       used.insert(through.begin(), through.end());
     }
     for (auto [kind, replay] : t.kinds) {
@@ -263,6 +263,82 @@ TailReduction reduceTail(const ir::Program &tailProbe, const net::NetworkSpec &n
   return {};
 }
 
+/// Whether routes inside a dimension of this kind stay on the axes their
+/// ends differ in (grids route axis by axis, without diagonals), so that
+/// ranks set apart by another axis share no link in it.
+bool axisSeparable(const net::DimSpec &d) {
+  switch (d.kind) {
+  case net::DimKind::Ring:
+  case net::DimKind::Mesh:
+  case net::DimKind::Mesh2D:
+  case net::DimKind::Torus2D:
+  case net::DimKind::Torus3D: return true;
+  default: return false;
+  }
+}
+
+/// The pipeline level's slab: the ranks that share rank 0's coordinate on
+/// every network axis its traffic (sends and the collectives blocks leave
+/// out) does not vary. Every route between two of them passes only through
+/// ranks of the slab, and on axes of grids (axisSeparable) or private ports
+/// other slabs take none of its links; elsewhere the slab holds whole lines
+/// of a dimension. Every slab runs the same stages alike, so one stands for
+/// all, simulating every collective. None when the slab is every rank or a
+/// dimension would be cut.
+std::optional<std::vector<int64_t>> pipelineSlab(const ir::Program &prog, const RankLayout &layout,
+                                                 const net::NetworkSpec &net) {
+  struct Axis {
+    size_t dim;
+    int64_t stride, extent;
+  };
+  std::vector<Axis> axes;
+  int64_t stride = 1;
+  for (size_t d = 0; d < net.dims.size(); ++d)
+    for (int e : net.dims[d].shape) axes.push_back({d, stride, e}), stride *= e;
+  auto coord = [](int64_t r, const Axis &a) { return r / a.stride % a.extent; };
+  // Every rank of a stage has its peers and groups along the same axes.
+  std::vector<uint8_t> varied(axes.size(), 0);
+  auto vary = [&](int64_t r, int64_t other) {
+    for (size_t a = 0; a < axes.size(); ++a) varied[a] |= coord(r, axes[a]) != coord(other, axes[a]);
+  };
+  std::vector<std::set<int32_t>> peers(prog.stages.size());
+  std::vector<std::set<ir::Group>> groups(prog.stages.size());
+  for (const ir::Graph &g : prog.stages)
+    for (const ir::Op &op : g.ops)
+      if (op.isComm() && outsideBlocks(op))
+        op.kind == ir::OpKind::Send || op.kind == ir::OpKind::Recv ? (void)peers[g.stage].insert(op.peer)
+                                                                    : (void)groups[g.stage].insert(op.group);
+  for (const ir::Graph &g : prog.stages) {
+    int64_t r = layout.firstRankOfStage(g.stage);
+    for (int32_t p : peers[g.stage]) vary(r, layout.with(r, ir::Group::PP, p));
+    for (ir::Group k : groups[g.stage])
+      for (int64_t m : layout.members(r, k)) vary(r, m);
+  }
+  for (size_t a = 0; a < axes.size(); ++a) {
+    const net::DimSpec &d = net.dims[axes[a].dim];
+    if (axisSeparable(d) || portPrivate(d)) continue;
+    for (size_t b = 0; b < axes.size(); ++b) // a dimension whose routes cross axes: all of it or none
+      if (axes[b].dim == axes[a].dim && varied[b] != varied[a]) return std::nullopt;
+  }
+  std::vector<int64_t> slab;
+  std::vector<uint8_t> in(size_t(layout.ranks()), 0);
+  for (int64_t r = 0; r < layout.ranks(); ++r) {
+    bool inside = true;
+    for (size_t a = 0; a < axes.size() && inside; ++a) inside = varied[a] || coord(r, axes[a]) == 0;
+    if (inside) slab.push_back(r), in[r] = 1;
+  }
+  if (int64_t(slab.size()) == layout.ranks()) return std::nullopt;
+  for (int64_t r : slab) { // what the slab's ranks talk to stays in it
+    int64_t s = layout.coord(r, ir::Group::PP);
+    for (int32_t p : peers[s])
+      if (!in[layout.with(r, ir::Group::PP, p)]) return std::nullopt;
+    for (ir::Group k : groups[s])
+      for (int64_t m : layout.members(r, k))
+        if (!in[m]) return std::nullopt;
+  }
+  return slab;
+}
+
 Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net, bool faulted) {
   const ir::Layout &l = prog.layout;
   RankLayout layout(l);
@@ -295,153 +371,25 @@ Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net, bool faul
   }
   std::vector<int64_t> firsts;
   for (int64_t s = 0; s < l.pp; ++s) firsts.push_back(layout.firstRankOfStage(s));
+  using Replay = Reduction::Replay;
   if (int64_t(firsts.size()) < layout.ranks() &&
       exact(prog, layout, lines, firsts, outsideBlocks, [](const ir::Op &) { return true; })) {
     out.pipeline = firsts;
-    out.timeAll = true;
-  } else if (!replica.empty() && exact(prog, layout, lines, replica, outsideBlocks, isDataParallel)) {
+    out.replay = Replay::All;
+    return out;
+  }
+  // The slab simulates every collective; the replica, if smaller, replays
+  // the data-parallel ones.
+  std::optional<std::vector<int64_t>> slab = pipelineSlab(prog, layout, net);
+  if (!replica.empty() && (!slab || replica.size() < slab->size()) &&
+      exact(prog, layout, lines, replica, outsideBlocks, isDataParallel)) {
     out.pipeline = replica;
+    out.replay = Replay::DataParallel;
+  } else if (slab) {
+    out.pipeline = std::move(*slab);
   } else if (std::vector<int64_t> all = everyRank(layout); exact(prog, layout, lines, all, outsideBlocks, isDataParallel)) {
     out.pipeline = all; // sends through other ranks' ports: every rank's, the DP collectives replayed
-  }
-  return out;
-}
-
-namespace {
-
-/// Ranks joined by the traffic of the ops `kept` picks (collective groups
-/// and send/receive peers), with the links that traffic can take: every
-/// route, both ways, between two ranks that talk (a collective sends only
-/// between its members, along the router's fault-free paths). Units whose
-/// links meet would slow each other: none then.
-struct Units {
-  std::vector<std::vector<int64_t>> sets;    ///< ranks, ascending
-  std::vector<std::vector<uint32_t>> routes; ///< per unit, its traffic's routes, link ids in a fixed order
-  std::vector<int32_t> owner;                ///< per link, the unit whose traffic takes it, or -1
-  /// Whether a link in `faulted` carries unit `u`'s traffic.
-  bool hit(size_t u, const std::vector<uint32_t> &faulted) const {
-    return std::any_of(faulted.begin(), faulted.end(), [&](uint32_t l) { return owner[l] == int32_t(u); });
-  }
-};
-
-/// Routes computed at most (all pairs of every group): past this a fault
-/// sample simulates every rank instead.
-constexpr size_t kMaxPairs = 1 << 20;
-
-template <typename Kept>
-std::optional<Units> units(const ir::Program &prog, const net::Topology &topo, Kept kept) {
-  RankLayout layout(prog.layout);
-  int64_t n = layout.ranks();
-  std::vector<std::set<ir::Group>> groups(prog.stages.size());
-  std::vector<std::set<int32_t>> peers(prog.stages.size());
-  for (const ir::Graph &g : prog.stages)
-    for (const ir::Op &op : g.ops) {
-      if (!op.isComm() || !kept(op)) continue;
-      if (isCollective(op)) groups[g.stage].insert(op.group);
-      else peers[g.stage].insert(op.peer);
-    }
-  std::vector<int64_t> parent(static_cast<size_t>(n));
-  std::iota(parent.begin(), parent.end(), 0);
-  auto root = [&](int64_t r) {
-    while (parent[r] != r) r = parent[r] = parent[parent[r]];
-    return r;
-  };
-  // Each rank's talk, in a fixed order: its groups it leads (lowest
-  // member), then its peers; a pair of ranks, both ways.
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> pairs(static_cast<size_t>(n));
-  size_t total = 0;
-  for (int64_t r = 0; r < n; ++r) {
-    int64_t s = layout.coord(r, ir::Group::PP);
-    for (ir::Group kind : groups[s]) {
-      std::vector<int64_t> m = layout.members(r, kind);
-      if (m.front() != r) continue; // the group's lowest member joins and lists it
-      for (int64_t x : m) parent[root(x)] = root(r);
-      for (int64_t a : m)
-        for (int64_t b : m)
-          if (a != b) pairs[r].push_back({a, b});
-    }
-    for (int32_t p : peers[s]) {
-      int64_t q = layout.with(r, ir::Group::PP, p);
-      parent[root(q)] = root(r);
-      pairs[r].push_back({r, q});
-      pairs[r].push_back({q, r});
-    }
-    if ((total += pairs[r].size()) > kMaxPairs) return std::nullopt;
-  }
-  Units out;
-  std::map<int64_t, size_t> index;
-  std::vector<size_t> unitOf(static_cast<size_t>(n));
-  for (int64_t r = 0; r < n; ++r) {
-    auto [it, fresh] = index.try_emplace(root(r), out.sets.size());
-    if (fresh) out.sets.emplace_back(), out.routes.emplace_back();
-    out.sets[it->second].push_back(r);
-    unitOf[r] = it->second;
-  }
-  net::Router router(topo);
-  out.owner.assign(topo.links().size(), -1);
-  for (int64_t r = 0; r < n; ++r)
-    for (auto [a, b] : pairs[r]) {
-      llvm::Expected<net::Route> route = router.route(int(a), int(b));
-      if (!route) {
-        llvm::consumeError(route.takeError());
-        return std::nullopt;
-      }
-      size_t u = unitOf[r];
-      for (uint32_t h = 0; h < route->length; ++h) {
-        uint32_t l = router.link(*route, h);
-        if (out.owner[l] >= 0 && size_t(out.owner[l]) != u) return std::nullopt;
-        out.owner[l] = int32_t(u);
-        out.routes[u].push_back(l);
-      }
-      out.routes[u].push_back(net::kNoLink); // the end of a route
-    }
-  return out;
-}
-
-} // namespace
-
-std::optional<std::vector<int64_t>> faultedProbe(const ir::Program &prog, const net::Topology &topo,
-                                                 const std::vector<uint32_t> &faulted) {
-  std::optional<Units> u = units(prog, topo, [&](const ir::Op &op) { return inBlock(op) || probedGather(prog, op); });
-  if (!u) return std::nullopt;
-  std::vector<int64_t> touched;
-  for (size_t i = 0; i < u->sets.size(); ++i)
-    if (u->hit(i, faulted)) touched.insert(touched.end(), u->sets[i].begin(), u->sets[i].end());
-  std::sort(touched.begin(), touched.end());
-  return touched;
-}
-
-std::optional<PipelineClasses> pipelineClasses(const ir::Program &pipeline, const net::Topology &topo,
-                                               const std::vector<uint32_t> &faulted, const RankBlockTimes &own) {
-  std::optional<Units> u = units(pipeline, topo, outsideBlocks);
-  if (!u || u->sets.size() < 2) return std::nullopt;
-  RankLayout layout(pipeline.layout);
-  PipelineClasses out;
-  std::set<std::string> seen;
-  for (size_t i = 0; i < u->sets.size(); ++i) {
-    const std::vector<int64_t> &set = u->sets[i];
-    if (!u->hit(i, faulted)) {
-      // Units no fault reaches run alike when their ranks run the same
-      // programs at the same block times over links alike, shared alike.
-      std::string sig;
-      for (int64_t r : set) {
-        sig += fmt::format("|{}@{}:", r - set[0], layout.coord(r, ir::Group::PP));
-        if (auto it = own.find(r); it != own.end())
-          for (const auto &[k, t] : it->second) sig += fmt::format("{},{},{}={:a};", k.layer, k.backward, k.part, t);
-      }
-      std::map<uint32_t, size_t> local; // links numbered as the unit's routes first take them
-      for (uint32_t l : u->routes[i]) {
-        if (l == net::kNoLink) {
-          sig += '/';
-          continue;
-        }
-        const net::Link &link = topo.links()[l];
-        sig += fmt::format("{}:{:a},{},{:a};", local.try_emplace(l, local.size()).first->second, link.bytesPerNs,
-                           link.latencyPs, link.packetBytes);
-      }
-      if (!seen.insert(sig).second) continue;
-    }
-    out.units.push_back(set);
+    out.replay = Replay::DataParallel;
   }
   return out;
 }

@@ -6,11 +6,14 @@
 //  - the layer probe on the first replica only (the first `ep` replicas with
 //    expert parallelism: an EP group spans them), and there only on stages
 //    whose probe differs from every earlier stage's, and
-//  - the pipeline on one rank per stage (the first replica's ranks, or
-//    every rank where pipeline sends cross two dimensions, when that is not
-//    exact), with every collective left at the pipeline level (the
-//    data-parallel ones in the latter two) timed once per distinct
-//    collective on one group of the full network and replayed at that time.
+//  - the pipeline on one rank per stage, with every collective left at the
+//    pipeline level timed once per distinct collective on one group of the
+//    full network and replayed at that time; or, when that is not exact, on
+//    the ranks that share rank 0's place in every dimension the pipeline's
+//    traffic does not take (a slab: the other slabs repeat it link for
+//    link), replaying nothing; or on the first replica's ranks, or every
+//    rank where pipeline sends cross two dimensions, replaying the
+//    data-parallel collectives.
 // Symmetry.cpp says when each is exact under the network model.
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -27,10 +30,10 @@ struct Reduction {
   /// Per stage, the stage whose probed blocks it copies (itself when
   /// simulated); empty: every stage of `probe` is simulated.
   std::vector<int32_t> probeStageOf;
-  /// Ranks of the pipeline run, ascending, replaying collectives; empty:
-  /// every rank, replaying none.
+  /// Ranks of the pipeline run, ascending; empty: every rank, replaying none.
   std::vector<int64_t> pipeline;
-  bool timeAll = false;          ///< the pipeline run replays every collective, not only data-parallel ones
+  /// Which of the pipeline run's collectives are timed once and replayed.
+  enum class Replay { None, DataParallel, All } replay = Replay::None;
 };
 
 /// The largest exact reduction of a point; none for a `faulted` one.

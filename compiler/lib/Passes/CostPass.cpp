@@ -4,9 +4,10 @@
 // compiler/lib/Cost (docs/model.md): GEMMs by their best CTA tiling, waves
 // and per-level traffic; FlashAttention by its block schedule; everything
 // else as a bandwidth/vector-math kernel from its bytes and FLOPs. Layers
-// repeat the same shapes, so results are memoised per program. The stack
-// adds its launch cost per kernel, except for kernels it replays from CUDA
-// graphs. Collectives get no time here: the network simulator decides them.
+// and the points of a sweep repeat the same shapes, so results are memoised
+// per GPU and stack. The stack adds its launch cost per kernel, except for
+// kernels it replays from CUDA graphs. Collectives get no time here: the
+// network simulator decides them.
 //===----------------------------------------------------------------------===//
 #include "rapid/Passes/Pipeline.h"
 
@@ -14,6 +15,7 @@
 #include "rapid/Spec/Specs.h"
 
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace rapid {
@@ -99,9 +101,18 @@ void costOp(Op &op, const ExperimentPoint &point, CostMemo &memo) {
 }
 
 void costPass(ir::Program &prog, const ExperimentPoint &point) {
-  CostMemo memo;
+  // The points of a sweep or search mostly share their GPU and stack, and
+  // with them most shapes: each thread keeps the costs of the last pair.
+  struct Shared {
+    GpuSpec gpu;
+    StackSpec stack;
+    CostMemo memo;
+  };
+  thread_local std::optional<Shared> shared;
+  if (!shared || !(shared->gpu == point.gpu) || !(shared->stack == point.stack))
+    shared.emplace(Shared{point.gpu, point.stack, {}});
   for (ir::Graph &g : prog.stages)
-    for (Op &op : g.ops) costOp(op, point, memo);
+    for (Op &op : g.ops) costOp(op, point, shared->memo);
 }
 
 } // namespace rapid

@@ -46,8 +46,9 @@ std::span<const Pass> passes();
 /// Runs every pass over one feasible point, verifying the IR between passes.
 ir::Program compilePoint(const ExperimentPoint &point, const PipelineOptions &opts);
 
-/// Kernel costs already computed, by everything that decides them. Layers
-/// repeat the same shapes, so each program (or serving run) keeps one.
+/// Kernel costs already computed, by everything that decides them but the
+/// GPU and stack. Layers repeat the same shapes, so each GPU and stack (or
+/// serving run) keeps one.
 struct CostMemo {
   using Key = std::tuple<ir::OpKind, int64_t, int64_t, int64_t, int64_t, DType, bool, bool, bool, double, double, int32_t>;
   std::map<Key, cost::KernelCost> costs;

@@ -23,12 +23,14 @@ struct GpuSpec {
 
   /// Dense peak for math in `t` (tensor cores for all but FP32).
   FlopsPerSecond peak(DType t) const;
+  friend bool operator==(const GpuSpec &, const GpuSpec &) = default;
 };
 
 struct StackSpec {
   std::string name; ///< "" for the defaults of an experiment that names none
 #define RAPID_FIELD(member, path, type, deflt, bound, doc) type member{};
 #include "rapid/Spec/StackFields.def"
+  friend bool operator==(const StackSpec &, const StackSpec &) = default;
 };
 
 struct ModelSpec {
