@@ -23,9 +23,10 @@
 // replaying every collective, or else a slab (pipelineSlab: whole axes of
 // the network, simulating every collective) or the first replica, whichever
 // is smaller, or else every rank (sends through other ranks' ports are then
-// all simulated), the last two replaying the data-parallel ones. What a reduction leaves out: a replayed collective and
-// sends sharing a port, the rank's own or, with every rank, one a send passes
-// (docs/simulation.md, "Ranks that stand for the others").
+// all simulated), the last two replaying the data-parallel ones. What a
+// reduction leaves out: a replayed collective and sends sharing a port, the
+// rank's own or, with every rank, one a send passes (docs/simulation.md,
+// "Ranks that stand for the others").
 //===----------------------------------------------------------------------===//
 #include "Symmetry.h"
 
