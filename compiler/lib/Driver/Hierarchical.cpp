@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 
 namespace rapid::run {
@@ -114,11 +115,38 @@ bool probedGather(const ir::Program &prog, const Op &op) {
   return op.kind == OpKind::AllGather && op.layer >= 0 && ir::isDataParallel(op.group) && probesGathers(prog);
 }
 
+namespace {
+
+/// ZeRO-3's limiter among the probed gathers: each waits for the use of the
+/// gather two before it in the probe (SchedulePass::gatherParams), where the
+/// whole program has it wait for a use in another microbatch (a backward's
+/// first gathers wait on a later microbatch's forward). Per gather op of
+/// `g`, the op that use ends with (UINT32_MAX: none); `kept` picks the
+/// gathers the probe holds, in program order.
+template <typename Kept> std::vector<uint32_t> gatherLimits(const ir::Graph &g, Kept kept) {
+  std::vector<uint32_t> all, held; // every gather, in program order; the kept ones' positions in it
+  for (uint32_t i = 0; i < g.ops.size(); ++i)
+    if (g.ops[i].kind == OpKind::AllGather && g.ops[i].layer >= 0 && ir::isDataParallel(g.ops[i].group)) {
+      if (kept(g.ops[i])) held.push_back(uint32_t(all.size()));
+      all.push_back(i);
+    }
+  std::vector<uint32_t> out(g.ops.size(), UINT32_MAX);
+  // The use of gather j ends with what gather j + 2 waits for.
+  for (size_t k = 2; k < held.size(); ++k)
+    if (size_t next = held[k - 2] + 2; next < all.size() && !g.ops[all[next]].deps.empty())
+      out[all[held[k]]] = g.ops[all[next]].deps.front();
+  return out;
+}
+
+} // namespace
+
 ir::Program probeProgram(const ir::Program &prog, const LayerCopies *copies) {
   ir::Program probe = emptyStages(prog);
   for (const ir::Graph &g : prog.stages) {
     ir::Graph &out = probe.stages[g.stage];
     std::vector<uint32_t> newIdx(g.ops.size(), UINT32_MAX);
+    std::vector<uint32_t> limit =
+        gatherLimits(g, [&](const Op &op) { return op.micro == 0 && probedGather(prog, op); });
     for (size_t i = 0; i < g.ops.size(); ++i) {
       const Op &op = g.ops[i];
       bool gather = probedGather(prog, op);
@@ -126,12 +154,16 @@ ir::Program probeProgram(const ir::Program &prog, const LayerCopies *copies) {
       if (copies && op.layer >= 0 && copies->at(g.stage).at(op.layer) != op.layer) continue;
       Op copy = op;
       copy.deps.clear();
+      if (gather) {
+        if (limit[i] != UINT32_MAX && newIdx[limit[i]] != UINT32_MAX) copy.deps.push_back(newIdx[limit[i]]);
+        newIdx[i] = out.add(std::move(copy));
+        continue;
+      }
       for (uint32_t d : op.deps)
         if (newIdx[d] != UINT32_MAX) copy.deps.push_back(newIdx[d]);
       // What it waited for is gone (another microbatch, a receive): keep
-      // program order so blocks do not overlap one another. (A gather runs
-      // ahead of the layers by design.)
-      if (!gather && copy.deps.empty() && !out.ops.empty()) copy.deps.push_back(uint32_t(out.ops.size() - 1));
+      // program order so blocks do not overlap one another.
+      if (copy.deps.empty() && !out.ops.empty()) copy.deps.push_back(uint32_t(out.ops.size() - 1));
       newIdx[i] = out.add(std::move(copy));
     }
   }
@@ -214,24 +246,45 @@ ir::Program tailProbeProgram(const ir::Program &prog, size_t maxLayers, const La
     std::vector<uint8_t> b = buckets(g, /*lastOnly=*/true);
     std::vector<uint32_t> newIdx(g.ops.size(), UINT32_MAX);
     std::map<BlockKey, uint32_t> lastOf; // microbatch 0's blocks: their last op in the probe
+    auto backwardBlock = [](const Op &op, const std::optional<BlockKey> &k) {
+      return k && k->backward && op.micro == 0 && op.kind != OpKind::Block;
+    };
     // Layers in the order the backward runs them: a model chunk's descend
     // one by one; each chunk's first `maxLayers` are probed, and two of each
     // kind (settleTail compares them).
-    int32_t current = -1, inChunk = 0;
-    bool probing = true;
-    std::map<int32_t, int> ofKind;
+    std::set<int32_t> probed;
+    {
+      int32_t current = -1, inChunk = 0;
+      std::map<int32_t, int> ofKind;
+      for (const Op &op : g.ops)
+        if (std::optional<BlockKey> k = blockOf(op); backwardBlock(op, k) && k->part == 0 && op.layer != current) {
+          inChunk = op.layer == current - 1 ? inChunk + 1 : 1;
+          current = op.layer;
+          int &seen = ofKind[copies ? copies->at(g.stage).at(op.layer) : 0];
+          bool probing = size_t(inChunk) <= maxLayers || (copies && seen < 2);
+          seen += probing;
+          if (probing) probed.insert(op.layer);
+        }
+    }
+    // The layer probe ran the probed gathers beside the layers: so does the
+    // tail, beside the backward it probes, or its buckets' delays would be
+    // measured against blocks that saw contention the tail leaves out.
+    auto tailGather = [&](const Op &op) {
+      return op.micro == 0 && op.phase != ir::Phase::Forward && probedGather(prog, op) && probed.count(op.layer);
+    };
+    std::vector<uint32_t> limit = gatherLimits(g, tailGather);
     for (size_t i = 0; i < g.ops.size(); ++i) {
       const Op &op = g.ops[i];
       std::optional<BlockKey> k = blockOf(op);
-      bool block = k && k->backward && op.micro == 0 && op.kind != OpKind::Block;
-      if (block && k->part == 0 && op.layer != current) {
-        inChunk = op.layer == current - 1 ? inChunk + 1 : 1;
-        current = op.layer;
-        int &seen = ofKind[copies ? copies->at(g.stage).at(op.layer) : 0];
-        probing = size_t(inChunk) <= maxLayers || (copies && seen < 2);
-        seen += probing;
+      bool block = backwardBlock(op, k);
+      if (block && k->part == 0 && !probed.count(op.layer)) continue;
+      if (tailGather(op)) {
+        Op copy = op;
+        copy.deps.clear();
+        if (limit[i] != UINT32_MAX && newIdx[limit[i]] != UINT32_MAX) copy.deps.push_back(newIdx[limit[i]]);
+        newIdx[i] = out.add(std::move(copy));
+        continue;
       }
-      if (block && k->part == 0 && !probing) continue;
       if (!block && !b[i]) continue;
       Op copy = op;
       copy.deps.clear();

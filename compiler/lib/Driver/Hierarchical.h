@@ -53,7 +53,8 @@ bool probesGathers(const ir::Program &prog);
 /// Microbatch 0's blocks alone, in program order, without pipeline and DP
 /// communication: every layer (or, with `copies`, every layer that copies
 /// none), the embedding and the head once per stage; and the probed
-/// gathers (probedGather) with their dependencies.
+/// gathers (probedGather), each waiting for the use of the probe's gather
+/// two before it (FSDP's limiter in the probe's own order).
 ir::Program probeProgram(const ir::Program &prog, const LayerCopies *copies = nullptr);
 
 /// Seconds per block and stage of microbatch 0, from the simulated spans on
@@ -87,7 +88,8 @@ std::pair<double, double> firstLayerTimes(const BlockTimes &times);
 /// them, the last of each chunk (the tail), where a flattened run sees the
 /// two slow each other and the block-level run cannot. The tail probe runs
 /// microbatch 0's backward blocks with the buckets a tail would issue, the
-/// blocks alone otherwise as probeProgram does; per stage, the tail's
+/// blocks alone otherwise as probeProgram does, and the probed gathers of
+/// those blocks as probeProgram has them; per stage, the tail's
 /// microbatches. With `maxLayers`, only the first so many layers of each
 /// model chunk (in the order the backward runs them), and with `copies` two
 /// at least of each kind of layer, with their buckets.
