@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace rapid;
 using namespace rapid::run;
 
@@ -211,6 +213,56 @@ ir::Program tailed() {
   }
   p.stages.push_back(g);
   return p;
+}
+
+/// ZeRO-3 over the CP group (dp 1): layers 0 and 1, forward for
+/// microbatches 0 and 1, then microbatch 0's backward; each layer's gather
+/// waits for the use two gathers back (SchedulePass), so microbatch 0's
+/// backward gathers wait on microbatch 1's forward.
+ir::Program gathered() {
+  ir::Program p;
+  p.layout.cp = 2;
+  p.memory.zero = 3;
+  p.layout.chunkStart = {0, 2};
+  ir::Graph g;
+  std::vector<uint32_t> uses;
+  uint32_t last = UINT32_MAX;
+  auto layer = [&](int32_t l, int32_t micro, ir::Phase phase) {
+    ir::Op gather;
+    gather.kind = ir::OpKind::AllGather, gather.group = ir::Group::DPCP;
+    gather.layer = l, gather.micro = micro, gather.phase = phase;
+    if (uses.size() >= 2) gather.deps = {uses[uses.size() - 2]};
+    uint32_t gi = g.add(gather);
+    ir::Op use;
+    use.kind = ir::OpKind::Gemm, use.layer = l, use.micro = micro, use.phase = phase;
+    use.deps = {gi};
+    if (last != UINT32_MAX) use.deps.push_back(last);
+    last = g.add(use);
+    uses.push_back(last);
+  };
+  for (int32_t micro : {0, 1})
+    for (int32_t l : {0, 1}) layer(l, micro, ir::Phase::Forward);
+  for (int32_t l : {1, 0}) layer(l, 0, ir::Phase::Backward);
+  p.stages.push_back(g);
+  return p;
+}
+
+TEST(Probe, GathersWaitTwoUsesBackInTheProbesOrder) {
+  ir::Program probe = probeProgram(gathered());
+  const std::vector<ir::Op> &ops = probe.stages[0].ops;
+  ASSERT_EQ(ops.size(), 8u); // microbatch 0: four gathers, four uses
+  EXPECT_TRUE(ops[0].deps.empty());
+  EXPECT_TRUE(ops[2].deps.empty());
+  // The backward's gathers wait on the forward's uses of layers 0 and 1
+  // (probe ops 1 and 3), not on microbatch 1's, which the probe lacks.
+  EXPECT_EQ(ops[4].kind, ir::OpKind::AllGather);
+  EXPECT_EQ(ops[4].deps, std::vector<uint32_t>{1});
+  EXPECT_EQ(ops[6].deps, std::vector<uint32_t>{3});
+  // The tail probe runs the backward's gathers beside its blocks.
+  ir::Program tailProbe = tailProbeProgram(gathered());
+  const std::vector<ir::Op> &tail = tailProbe.stages[0].ops;
+  EXPECT_EQ(std::count_if(tail.begin(), tail.end(), [](const ir::Op &o) { return o.kind == ir::OpKind::AllGather; }),
+            2);
 }
 
 TEST(TailProbe, BucketsFollowMicrobatchZerosBlocks) {
