@@ -147,6 +147,7 @@ ir::Program probeProgram(const ir::Program &prog, const LayerCopies *copies) {
     std::vector<uint32_t> newIdx(g.ops.size(), UINT32_MAX);
     std::vector<uint32_t> limit =
         gatherLimits(g, [&](const Op &op) { return op.micro == 0 && probedGather(prog, op); });
+    uint32_t lastBlockOp = UINT32_MAX; // the probe's last op that is not a gather
     for (size_t i = 0; i < g.ops.size(); ++i) {
       const Op &op = g.ops[i];
       bool gather = probedGather(prog, op);
@@ -159,12 +160,15 @@ ir::Program probeProgram(const ir::Program &prog, const LayerCopies *copies) {
         newIdx[i] = out.add(std::move(copy));
         continue;
       }
+      bool ordered = false; // after an op of the blocks, not only a gather
       for (uint32_t d : op.deps)
-        if (newIdx[d] != UINT32_MAX) copy.deps.push_back(newIdx[d]);
+        if (newIdx[d] != UINT32_MAX) copy.deps.push_back(newIdx[d]), ordered |= !probedGather(prog, g.ops[d]);
       // What it waited for is gone (another microbatch, a receive): keep
-      // program order so blocks do not overlap one another.
-      if (copy.deps.empty() && !out.ops.empty()) copy.deps.push_back(uint32_t(out.ops.size() - 1));
-      newIdx[i] = out.add(std::move(copy));
+      // program order so blocks do not overlap one another (a model chunk's
+      // first layer would otherwise start beside the chunk before once its
+      // gather is in).
+      if (!ordered && lastBlockOp != UINT32_MAX) copy.deps.push_back(lastBlockOp);
+      newIdx[i] = lastBlockOp = out.add(std::move(copy));
     }
   }
   return probe;
@@ -273,6 +277,7 @@ ir::Program tailProbeProgram(const ir::Program &prog, size_t maxLayers, const La
       return op.micro == 0 && op.phase != ir::Phase::Forward && probedGather(prog, op) && probed.count(op.layer);
     };
     std::vector<uint32_t> limit = gatherLimits(g, tailGather);
+    uint32_t lastOther = UINT32_MAX; // the tail's last op that is not a gather
     for (size_t i = 0; i < g.ops.size(); ++i) {
       const Op &op = g.ops[i];
       std::optional<BlockKey> k = blockOf(op);
@@ -288,7 +293,8 @@ ir::Program tailProbeProgram(const ir::Program &prog, size_t maxLayers, const La
       if (!block && !b[i]) continue;
       Op copy = op;
       copy.deps.clear();
-      bool cut = false; // a bucket of a layer left out
+      bool cut = false;     // a bucket of a layer left out
+      bool ordered = false; // after another op, not only a gather
       for (uint32_t d : op.deps) {
         uint32_t to = newIdx[d];
         if (b[i] && !b[d]) { // the block a tail finished stands for microbatch 0's
@@ -297,11 +303,11 @@ ir::Program tailProbeProgram(const ir::Program &prog, size_t maxLayers, const La
           to = it == lastOf.end() ? UINT32_MAX : it->second;
         }
         cut |= b[i] && to == UINT32_MAX;
-        if (to != UINT32_MAX) copy.deps.push_back(to);
+        if (to != UINT32_MAX) copy.deps.push_back(to), ordered |= !tailGather(g.ops[d]);
       }
       if (cut) continue;
-      if (block && copy.deps.empty() && !out.ops.empty()) copy.deps.push_back(uint32_t(out.ops.size() - 1));
-      newIdx[i] = out.add(std::move(copy));
+      if (block && !ordered && lastOther != UINT32_MAX) copy.deps.push_back(lastOther);
+      newIdx[i] = lastOther = out.add(std::move(copy));
       if (block) lastOf[*k] = newIdx[i];
     }
   }
