@@ -5,6 +5,8 @@
 #include "rapid/IR/IR.h"
 #include "rapid/IR/RankLayout.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <compare>
 #include <cstdint>
 #include <map>
@@ -49,6 +51,14 @@ LayerCopies probeLayers(const ir::Program &prog);
 /// pipeline level only, docs/simulation.md).
 bool probedGather(const ir::Program &prog, const ir::Op &op);
 bool probesGathers(const ir::Program &prog);
+
+/// ZeRO-3's limiter among the probed gathers: each waits for the use of the
+/// gather two before it in the probe (SchedulePass::gatherParams), where the
+/// whole program has it wait for a use in another microbatch (a backward's
+/// first gathers wait on a later microbatch's forward). Per gather op of
+/// `g`, the op that use ends with (UINT32_MAX: none); `kept` picks the
+/// gathers the probe holds, in program order.
+std::vector<uint32_t> gatherLimits(const ir::Graph &g, llvm::function_ref<bool(const ir::Op &)> kept);
 
 /// Microbatch 0's blocks alone, in program order, without pipeline and DP
 /// communication: every layer (or, with `copies`, every layer that copies
