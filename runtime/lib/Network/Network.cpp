@@ -11,12 +11,14 @@ namespace rapid::net {
 
 Network::Network(Topology &topo, NetMode mode, Switching switching)
     : topo_(topo), mode_(mode), switching_(switching), router_(topo),
-      stats_(topo.links().size()) {}
+      stats_(topo.links().size()) {
+  for (size_t l = 0; l < stats_.size(); ++l)
+    stats_[l].latencyPs = topo.links()[l].latencyPs;
+}
 
 void Network::retime(uint32_t l, double bytes) {
   LinkStats &m = stats_[l];
   m.memoBytes = bytes;
-  m.memoRate = topo_.links()[l].bytesPerNs;
   m.memoSer = serializationPs(l, bytes);
   m.memoPacket = packetPs(l, bytes);
 }

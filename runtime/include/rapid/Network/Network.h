@@ -41,18 +41,23 @@ struct LinkSpan {
 };
 
 /// A link's state: what it carried, and when it is free. It also keeps the
-/// serialisation time of the last message size it timed, in the same cache
-/// line: every hop reads both (a ring's messages are all one size).
+/// serialisation time of the last message size it timed and the link's
+/// latency, in the same cache line: every hop reads them all (a ring's
+/// messages are all one size), and at thousands of ranks a second line per
+/// hop (the topology's Link) was a cache miss of its own.
 struct alignas(64) LinkStats {
   double bytes = 0;
   int64_t busyPs = 0;
   int64_t freeAtPs = 0;
-  double memoBytes = -1, memoRate = 0; ///< the memo's key: faults may derate a link's rate
+  int64_t latencyPs = 0;  ///< the link's, as the topology had it when the Network was built
+  double memoBytes = -1;  ///< the memo's key
   int64_t memoSer = 0, memoPacket = 0;
 };
 
 class Network {
 public:
+  /// Faults are applied to `topo` before: its links' rates and latencies
+  /// are read once here and per message size, not on every hop.
   Network(Topology &topo, NetMode mode, Switching switching = Switching::CutThrough);
 
   NetMode mode() const { return mode_; }
@@ -89,7 +94,7 @@ private:
   /// division (and the call) is a hot spot at thousands of ranks.
   std::pair<int64_t, int64_t> serialize(uint32_t l, double bytes) {
     LinkStats &m = stats_[l];
-    if (m.memoBytes != bytes || m.memoRate != topo_.links()[l].bytesPerNs) retime(l, bytes);
+    if (m.memoBytes != bytes) retime(l, bytes);
     return {m.memoSer, m.memoPacket};
   }
   void retime(uint32_t l, double bytes);
@@ -116,7 +121,7 @@ inline HopTimes Network::sendHop(int64_t now, uint32_t l, double bytes, int64_t 
   s.busyPs = addTime(s.busyPs, ser);
   s.bytes += bytes;
   if (recordSpans_) spans_.push_back({l, start, s.freeAtPs, bytes});
-  int64_t latency = topo_.links()[l].latencyPs;
+  int64_t latency = s.latencyPs;
   // Cut-through forwards whole packets: the next node can pass the head on
   // once the first packet is in, and the last packet, once in, still has to
   // be serialised here. (Store-and-forward already waits for all of it.)
