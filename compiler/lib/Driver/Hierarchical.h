@@ -112,9 +112,9 @@ std::vector<std::set<int32_t>> tailMicros(const ir::Program &prog);
 bool bucketsOverlapBlocks(const ir::Program &tailProbe);
 
 /// Seconds the buckets add to each backward block of a stage's tail: the
-/// tail probe's block times less the probe's `times`.
-BlockTimes tailDelays(const ir::Program &tailProbe, const engine::SimResult &res, const RankLayout &layout,
-                      const BlockTimes &times);
+/// tail probe's block times (`measured`, blockTimes of its run) less the
+/// probe's `times`.
+BlockTimes tailDelays(BlockTimes measured, const BlockTimes &times);
 
 /// Fills the delays of the layers a shortened tail probe left out: each
 /// takes the delay of the last probed layer alike (`copies`), when that is

@@ -137,13 +137,11 @@ bool bucketsOverlapBlocks(const ir::Program &tailProbe) {
   return false;
 }
 
-BlockTimes tailDelays(const ir::Program &tailProbe, const engine::SimResult &res, const RankLayout &layout,
-                      const BlockTimes &times) {
-  BlockTimes out = blockTimes(tailProbe, res, layout);
-  for (size_t s = 0; s < out.size(); ++s)
-    for (auto &[k, t] : out[s])
+BlockTimes tailDelays(BlockTimes measured, const BlockTimes &times) {
+  for (size_t s = 0; s < measured.size(); ++s)
+    for (auto &[k, t] : measured[s])
       if (auto it = times[s].find(k); it != times[s].end()) t -= it->second;
-  return out;
+  return measured;
 }
 
 bool settleTail(BlockTimes &delays, const ir::Program &tailProbe, const LayerCopies &copies,
