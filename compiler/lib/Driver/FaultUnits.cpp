@@ -42,18 +42,11 @@ struct Units {
 /// sample simulates every rank instead.
 constexpr size_t kMaxPairs = 1 << 20;
 
-template <typename Kept>
-std::optional<Units> units(const ir::Program &prog, const net::Topology &topo, Kept kept) {
+std::optional<Units> units(const ir::Program &prog, const net::Topology &topo,
+                           llvm::function_ref<bool(const ir::Op &)> kept) {
   RankLayout layout(prog.layout);
   int64_t n = layout.ranks();
-  std::vector<std::set<ir::Group>> groups(prog.stages.size());
-  std::vector<std::set<int32_t>> peers(prog.stages.size());
-  for (const ir::Graph &g : prog.stages)
-    for (const ir::Op &op : g.ops) {
-      if (!op.isComm() || !kept(op)) continue;
-      if (isCollective(op)) groups[g.stage].insert(op.group);
-      else peers[g.stage].insert(op.peer);
-    }
+  std::vector<StageTalk> talk = stageTalk(prog, kept);
   std::vector<int64_t> parent(static_cast<size_t>(n));
   std::iota(parent.begin(), parent.end(), 0);
   auto root = [&](int64_t r) {
@@ -65,8 +58,8 @@ std::optional<Units> units(const ir::Program &prog, const net::Topology &topo, K
   std::vector<std::vector<std::pair<int64_t, int64_t>>> pairs(static_cast<size_t>(n));
   size_t total = 0;
   for (int64_t r = 0; r < n; ++r) {
-    int64_t s = layout.coord(r, ir::Group::PP);
-    for (ir::Group kind : groups[s]) {
+    const StageTalk &t = talk[layout.coord(r, ir::Group::PP)];
+    for (ir::Group kind : t.groups) {
       std::vector<int64_t> m = layout.members(r, kind);
       if (m.front() != r) continue; // the group's lowest member joins and lists it
       for (int64_t x : m) parent[root(x)] = root(r);
@@ -74,7 +67,7 @@ std::optional<Units> units(const ir::Program &prog, const net::Topology &topo, K
         for (int64_t b : m)
           if (a != b) pairs[r].push_back({a, b});
     }
-    for (int32_t p : peers[s]) {
+    for (int32_t p : t.peers) {
       int64_t q = layout.with(r, ir::Group::PP, p);
       parent[root(q)] = root(r);
       pairs[r].push_back({r, q});
@@ -116,7 +109,7 @@ std::optional<Units> units(const ir::Program &prog, const net::Topology &topo, K
 
 std::optional<std::vector<int64_t>> faultedProbe(const ir::Program &prog, const net::Topology &topo,
                                                  const std::vector<uint32_t> &faulted) {
-  std::optional<Units> u = units(prog, topo, [&](const ir::Op &op) { return blockOf(op) || probedGather(prog, op); });
+  std::optional<Units> u = units(prog, topo, [&](const ir::Op &op) { return probedOp(prog, op); });
   if (!u) return std::nullopt;
   std::vector<int64_t> touched;
   for (size_t i = 0; i < u->sets.size(); ++i)
@@ -127,7 +120,7 @@ std::optional<std::vector<int64_t>> faultedProbe(const ir::Program &prog, const 
 
 std::optional<PipelineClasses> pipelineClasses(const ir::Program &pipeline, const net::Topology &topo,
                                                const std::vector<uint32_t> &faulted, const RankBlockTimes &own) {
-  std::optional<Units> u = units(pipeline, topo, [](const ir::Op &op) { return !blockOf(op); });
+  std::optional<Units> u = units(pipeline, topo, outsideBlocks);
   if (!u || u->sets.size() < 2) return std::nullopt;
   RankLayout layout(pipeline.layout);
   PipelineClasses out;

@@ -110,14 +110,23 @@ bool probesGathers(const ir::Program &prog) {
   return prog.memory.zero >= 3 && prog.layout.shard == 1 && prog.layout.cp > 1;
 }
 
-bool probedGather(const ir::Program &prog, const Op &op) {
-  return op.kind == OpKind::AllGather && op.layer >= 0 && ir::isDataParallel(op.group) && probesGathers(prog);
+namespace {
+
+/// ZeRO-3's gather of one layer's parameters (SchedulePass::gatherParams).
+bool layerGather(const Op &op) {
+  return op.kind == OpKind::AllGather && op.layer >= 0 && ir::isDataParallel(op.group);
 }
+
+} // namespace
+
+bool probedGather(const ir::Program &prog, const Op &op) { return layerGather(op) && probesGathers(prog); }
+
+bool probedOp(const ir::Program &prog, const Op &op) { return blockOf(op) || probedGather(prog, op); }
 
 std::vector<uint32_t> gatherLimits(const ir::Graph &g, llvm::function_ref<bool(const Op &)> kept) {
   std::vector<uint32_t> all, held; // every gather, in program order; the kept ones' positions in it
   for (uint32_t i = 0; i < g.ops.size(); ++i)
-    if (g.ops[i].kind == OpKind::AllGather && g.ops[i].layer >= 0 && ir::isDataParallel(g.ops[i].group)) {
+    if (layerGather(g.ops[i])) {
       if (kept(g.ops[i])) held.push_back(uint32_t(all.size()));
       all.push_back(i);
     }
@@ -129,6 +138,12 @@ std::vector<uint32_t> gatherLimits(const ir::Graph &g, llvm::function_ref<bool(c
   return out;
 }
 
+Op limitedGather(const Op &gather, uint32_t limit, const std::vector<uint32_t> &newIdx) {
+  Op copy = gather;
+  copy.deps.clear();
+  if (limit != UINT32_MAX && newIdx[limit] != UINT32_MAX) copy.deps.push_back(newIdx[limit]);
+  return copy;
+}
 
 ir::Program probeProgram(const ir::Program &prog, const LayerCopies *copies) {
   ir::Program probe = emptyStages(prog);
@@ -140,16 +155,14 @@ ir::Program probeProgram(const ir::Program &prog, const LayerCopies *copies) {
     uint32_t lastBlockOp = UINT32_MAX; // the probe's last op that is not a gather
     for (size_t i = 0; i < g.ops.size(); ++i) {
       const Op &op = g.ops[i];
-      bool gather = probedGather(prog, op);
-      if (op.micro != 0 || !(blockOf(op) || gather)) continue;
+      if (op.micro != 0 || !probedOp(prog, op)) continue;
       if (copies && op.layer >= 0 && copies->at(g.stage).at(op.layer) != op.layer) continue;
-      Op copy = op;
-      copy.deps.clear();
-      if (gather) {
-        if (limit[i] != UINT32_MAX && newIdx[limit[i]] != UINT32_MAX) copy.deps.push_back(newIdx[limit[i]]);
-        newIdx[i] = out.add(std::move(copy));
+      if (probedGather(prog, op)) {
+        newIdx[i] = out.add(limitedGather(op, limit[i], newIdx));
         continue;
       }
+      Op copy = op;
+      copy.deps.clear();
       bool ordered = false; // after an op of the blocks, not only a gather
       for (uint32_t d : op.deps)
         if (newIdx[d] != UINT32_MAX) copy.deps.push_back(newIdx[d]), ordered |= !probedGather(prog, g.ops[d]);

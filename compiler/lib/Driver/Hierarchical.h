@@ -51,6 +51,9 @@ LayerCopies probeLayers(const ir::Program &prog);
 /// pipeline level only, docs/simulation.md).
 bool probedGather(const ir::Program &prog, const ir::Op &op);
 bool probesGathers(const ir::Program &prog);
+/// What the layer probe runs of a microbatch: its blocks' ops and the
+/// probed gathers.
+bool probedOp(const ir::Program &prog, const ir::Op &op);
 
 /// ZeRO-3's limiter among the probed gathers: each waits for the use of the
 /// gather two before it in the probe (SchedulePass::gatherParams), where the
@@ -59,6 +62,9 @@ bool probesGathers(const ir::Program &prog);
 /// `g`, the op that use ends with (UINT32_MAX: none); `kept` picks the
 /// gathers the probe holds, in program order.
 std::vector<uint32_t> gatherLimits(const ir::Graph &g, llvm::function_ref<bool(const ir::Op &)> kept);
+/// A probed gather as a probe holds it: waiting for `limit` (gatherLimits,
+/// an op of the whole program) where the probe has that op (`newIdx`).
+ir::Op limitedGather(const ir::Op &gather, uint32_t limit, const std::vector<uint32_t> &newIdx);
 
 /// Microbatch 0's blocks alone, in program order, without pipeline and DP
 /// communication: every layer (or, with `copies`, every layer that copies

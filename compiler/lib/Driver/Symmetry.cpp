@@ -138,8 +138,6 @@ std::vector<int64_t> everyRank(const RankLayout &layout) {
   return out;
 }
 
-bool inBlock(const ir::Op &op) { return blockOf(op).has_value(); }
-bool outsideBlocks(const ir::Op &op) { return !blockOf(op); }
 
 /// Whether simulating `set` on the ops of `prog` that `kept` picks is
 /// exact, replaying the collectives `replayed` picks and simulating the rest.
@@ -194,7 +192,7 @@ std::string probeSignature(const ir::Program &prog, const ir::Graph &g, bool buc
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const ir::Op &op = g.ops[i];
     std::optional<BlockKey> k = blockOf(op);
-    bool probed = op.micro == 0 && (k || probedGather(prog, op));
+    bool probed = op.micro == 0 && probedOp(prog, op);
     if (!probed && !(buckets && isDataParallel(op))) continue;
     if (firstLayer < 0 && op.layer >= 0) firstLayer = op.layer;
     appendSignature(sig, op);
@@ -232,6 +230,17 @@ bool isCollective(const ir::Op &op) {
 
 bool isDataParallel(const ir::Op &op) {
   return isCollective(op) && ir::isDataParallel(op.group);
+}
+
+bool outsideBlocks(const ir::Op &op) { return !blockOf(op); }
+
+std::vector<StageTalk> stageTalk(const ir::Program &prog, llvm::function_ref<bool(const ir::Op &)> kept) {
+  std::vector<StageTalk> out(prog.stages.size());
+  for (const ir::Graph &g : prog.stages)
+    for (const ir::Op &op : g.ops)
+      if (op.isComm() && kept(op))
+        isCollective(op) ? (void)out[g.stage].groups.insert(op.group) : (void)out[g.stage].peers.insert(op.peer);
+  return out;
 }
 
 bool bucketsMeetBlocks(const ir::Program &tailProbe, const net::NetworkSpec &net) {
@@ -302,17 +311,11 @@ std::optional<std::vector<int64_t>> pipelineSlab(const ir::Program &prog, const 
   auto vary = [&](int64_t r, int64_t other) {
     for (size_t a = 0; a < axes.size(); ++a) varied[a] |= coord(r, axes[a]) != coord(other, axes[a]);
   };
-  std::vector<std::set<int32_t>> peers(prog.stages.size());
-  std::vector<std::set<ir::Group>> groups(prog.stages.size());
-  for (const ir::Graph &g : prog.stages)
-    for (const ir::Op &op : g.ops)
-      if (op.isComm() && outsideBlocks(op))
-        op.kind == ir::OpKind::Send || op.kind == ir::OpKind::Recv ? (void)peers[g.stage].insert(op.peer)
-                                                                    : (void)groups[g.stage].insert(op.group);
+  std::vector<StageTalk> talk = stageTalk(prog, outsideBlocks);
   for (const ir::Graph &g : prog.stages) {
     int64_t r = layout.firstRankOfStage(g.stage);
-    for (int32_t p : peers[g.stage]) vary(r, layout.with(r, ir::Group::PP, p));
-    for (ir::Group k : groups[g.stage])
+    for (int32_t p : talk[g.stage].peers) vary(r, layout.with(r, ir::Group::PP, p));
+    for (ir::Group k : talk[g.stage].groups)
       for (int64_t m : layout.members(r, k)) vary(r, m);
   }
   for (size_t a = 0; a < axes.size(); ++a) {
@@ -330,10 +333,10 @@ std::optional<std::vector<int64_t>> pipelineSlab(const ir::Program &prog, const 
   }
   if (int64_t(slab.size()) == layout.ranks()) return std::nullopt;
   for (int64_t r : slab) { // what the slab's ranks talk to stays in it
-    int64_t s = layout.coord(r, ir::Group::PP);
-    for (int32_t p : peers[s])
+    const StageTalk &t = talk[layout.coord(r, ir::Group::PP)];
+    for (int32_t p : t.peers)
       if (!in[layout.with(r, ir::Group::PP, p)]) return std::nullopt;
-    for (ir::Group k : groups[s])
+    for (ir::Group k : t.groups)
       for (int64_t m : layout.members(r, k))
         if (!in[m]) return std::nullopt;
   }
@@ -356,7 +359,7 @@ Reduction reduce(const ir::Program &prog, const net::NetworkSpec &net, bool faul
   // With faults stages and replicas may differ: every rank is simulated,
   // each with its own block times.
   if (faulted) return out;
-  auto probed = [&](const ir::Op &op) { return inBlock(op) || probedGather(prog, op); };
+  auto probed = [&](const ir::Op &op) { return probedOp(prog, op); };
   std::vector<int32_t> stageOf = probeStages(prog);
   std::vector<int64_t> distinct;
   for (int64_t r = 0; r < layout.ranks(); ++r)

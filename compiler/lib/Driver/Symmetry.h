@@ -91,6 +91,17 @@ bool isCollective(const ir::Op &op);
 /// Whether `op` is a collective between replicas (DP or DP x CP).
 bool isDataParallel(const ir::Op &op);
 
+/// The ops the pipeline level runs itself: every one outside the blocks.
+bool outsideBlocks(const ir::Op &op);
+
+/// Per stage, whom the ops `kept` picks talk with: their collectives'
+/// group kinds and their sends' and receives' peer stages.
+struct StageTalk {
+  std::set<ir::Group> groups;
+  std::set<int32_t> peers;
+};
+std::vector<StageTalk> stageTalk(const ir::Program &prog, llvm::function_ref<bool(const ir::Op &)> kept);
+
 /// A collective's signature: ops with equal keys take equal time.
 struct CollectiveKey {
   ir::OpKind kind;

@@ -94,10 +94,7 @@ ir::Program tailProbeProgram(const ir::Program &prog, size_t maxLayers, const La
       bool block = backwardBlock(op, k);
       if (block && k->part == 0 && !probed.count(op.layer)) continue;
       if (tailGather(op)) {
-        Op copy = op;
-        copy.deps.clear();
-        if (limit[i] != UINT32_MAX && newIdx[limit[i]] != UINT32_MAX) copy.deps.push_back(newIdx[limit[i]]);
-        newIdx[i] = out.add(std::move(copy));
+        newIdx[i] = out.add(limitedGather(op, limit[i], newIdx));
         continue;
       }
       if (!block && !b[i]) continue;

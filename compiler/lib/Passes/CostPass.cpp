@@ -109,7 +109,7 @@ void costPass(ir::Program &prog, const ExperimentPoint &point) {
     CostMemo memo;
   };
   thread_local std::optional<Shared> shared;
-  if (!shared || !(shared->gpu == point.gpu) || !(shared->stack == point.stack))
+  if (!shared || shared->gpu != point.gpu || shared->stack != point.stack)
     shared.emplace(Shared{point.gpu, point.stack, {}});
   for (ir::Graph &g : prog.stages)
     for (Op &op : g.ops) costOp(op, point, shared->memo);
