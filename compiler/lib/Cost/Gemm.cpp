@@ -24,10 +24,18 @@ struct Problem {
   double d;                  ///< bytes per element
   double smRate;             ///< achieved FLOP/s of one SM
   BytesPerSecond port;       ///< one SM's share of L2 bandwidth
+  BytesPerSecond hbmShare;   ///< one SM's share of HBM bandwidth
+  double cSpill;             ///< the part of C that L2 cannot hold
   bool aligned;
   Problem(const GpuSpec &g, const GemmShape &s)
       : g(g), s(s), d(bytesOf(s.dtype)), smRate(mathRate(g, s.dtype).value() / double(g.smCount)),
-        port(l2Rate(g) / double(g.smCount)), aligned(vectorAligned(s)) {}
+        port(l2Rate(g) / double(g.smCount)), hbmShare(hbmRate(g) / double(g.smCount)),
+        cSpill(spill(g, s)), aligned(vectorAligned(s)) {}
+  /// The fraction of C's bytes that L2 cannot hold.
+  static double spill(const GpuSpec &g, const GemmShape &s) {
+    double c = double(s.m * s.n * s.batch) * bytesOf(s.dtype);
+    return std::clamp((c - g.l2Capacity.value()) / c, 0.0, 1.0);
+  }
 };
 
 /// What one candidate (tile + stages + occupancy) needs from the GPU.
@@ -113,10 +121,14 @@ Seconds fillTime(const Candidate &c, int64_t active) {
   return sliceTime(c) * double(fillSlices * active) + c.g.hbmLatency;
 }
 
-/// The drain of a round: its C tiles out through the L2 port, one latency.
+/// The drain of a round: its C tiles out, one latency. Every SM drains at
+/// once (rounds start together and take the same time), so the part of C the
+/// write-back L2 cannot hold leaves at the SM's share of HBM, not overlapped
+/// by a main loop (docs/model.md §2.4).
 Seconds drainTime(const Candidate &c, int64_t active) {
   Seconds lat = c.g.hbmLatency;
-  Seconds epilogue = Bytes(double(c.tile.m * c.tile.n) * c.p.d * double(active)) / c.p.port;
+  Bytes cTiles(double(c.tile.m * c.tile.n) * c.p.d * double(active));
+  Seconds epilogue = std::max(cTiles / c.p.port, cTiles * c.p.cSpill / c.p.hbmShare);
   if (c.tile.splits > 1) // each CTA writes its FP32 partial; the last of a tile waits, reads the others' and adds
     epilogue = Bytes(partialBytes(c.tile) * double(active + c.tile.splits - 1)) / c.p.port + lat;
   return epilogue + lat;
