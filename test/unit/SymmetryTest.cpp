@@ -187,6 +187,9 @@ TEST(FaultedProbe, OnlyTheUnitsAFaultReaches) {
 /// One stage, TP 2 x DP 2 in that order over `net`: microbatch 0's backward
 /// of layers 1 and 0 lowered whole (a GEMM and a TP all-reduce each), the
 /// tail microbatch 1 as blocks, each followed by its DP gradient bucket.
+/// An op's dependencies as a vector, to compare with a list.
+std::vector<uint32_t> depsOf(const ir::Op &op) { return {op.deps.begin(), op.deps.end()}; }
+
 ir::Program tailed() {
   ir::Program p;
   p.layout.tp = 2, p.layout.dp = 2;
@@ -196,7 +199,7 @@ ir::Program tailed() {
   auto op = [&](ir::OpKind kind, int32_t layer, int32_t micro, ir::Group group, std::vector<uint32_t> deps) {
     ir::Op o;
     o.kind = kind, o.layer = layer, o.micro = micro, o.group = group, o.phase = ir::Phase::Backward;
-    o.deps = std::move(deps);
+    o.deps.assign(deps.begin(), deps.end());
     return g.add(o);
   };
   uint32_t last = UINT32_MAX;
@@ -256,8 +259,8 @@ TEST(Probe, GathersWaitTwoUsesBackInTheProbesOrder) {
   // The backward's gathers wait on the forward's uses of layers 0 and 1
   // (probe ops 1 and 3), not on microbatch 1's, which the probe lacks.
   EXPECT_EQ(ops[4].kind, ir::OpKind::AllGather);
-  EXPECT_EQ(ops[4].deps, std::vector<uint32_t>{1});
-  EXPECT_EQ(ops[6].deps, std::vector<uint32_t>{3});
+  EXPECT_EQ(depsOf(ops[4]), std::vector<uint32_t>{1});
+  EXPECT_EQ(depsOf(ops[6]), std::vector<uint32_t>{3});
   // The tail probe runs the backward's gathers beside its blocks.
   ir::Program tailProbe = tailProbeProgram(gathered());
   const std::vector<ir::Op> &tail = tailProbe.stages[0].ops;
@@ -270,8 +273,8 @@ TEST(TailProbe, BucketsFollowMicrobatchZerosBlocks) {
   const std::vector<ir::Op> &ops = probe.stages[0].ops;
   ASSERT_EQ(ops.size(), 6u); // four ops of microbatch 0, two buckets
   EXPECT_EQ(ops[4].kind, ir::OpKind::ReduceScatter);
-  EXPECT_EQ(ops[4].deps, std::vector<uint32_t>{1}); // layer 1's last op
-  EXPECT_EQ(ops[5].deps, std::vector<uint32_t>{3}); // layer 0's
+  EXPECT_EQ(depsOf(ops[4]), std::vector<uint32_t>{1}); // layer 1's last op
+  EXPECT_EQ(depsOf(ops[5]), std::vector<uint32_t>{3}); // layer 0's
   EXPECT_EQ(tailMicros(tailed()), (std::vector<std::set<int32_t>>{{1}}));
 }
 

@@ -216,13 +216,14 @@ ir::Program pipelineProgram(const ir::Program &prog, const BlockTimes &times, co
   std::vector<std::set<int32_t>> tails = tail ? tailMicros(prog) : std::vector<std::set<int32_t>>(prog.stages.size());
   for (const ir::Graph &g : prog.stages) {
     ir::Graph &ng = out.stages[g.stage];
+    ng.ops.reserve(g.ops.size()); // at most one op for each
     std::vector<uint32_t> newIdx(g.ops.size());
     std::map<std::pair<int32_t, BlockKey>, uint32_t> blocks; // (micro, block) -> node
     for (size_t i = 0; i < g.ops.size(); ++i) {
       const Op &op = g.ops[i];
       std::optional<BlockKey> k = blockOf(op);
       auto mapped = [&](uint32_t self) {
-        std::vector<uint32_t> deps;
+        llvm::SmallVector<uint32_t, 2> deps;
         for (uint32_t d : op.deps)
           if (newIdx[d] != self && std::find(deps.begin(), deps.end(), newIdx[d]) == deps.end())
             deps.push_back(newIdx[d]);

@@ -12,7 +12,7 @@ SimKey simKey(const ir::Program &prog, const std::string &network, const std::st
   llvm::BLAKE3 h;
   std::string buf;
   auto put = [&](const auto &v) { buf.append(reinterpret_cast<const char *>(&v), sizeof v); };
-  auto putString = [&](const std::string &s) { put(s.size()), buf.append(s); };
+  auto putString = [&](std::string_view s) { put(s.size()), buf.append(s); };
   auto flush = [&] {
     h.update(llvm::StringRef(buf));
     buf.clear();

@@ -8,11 +8,49 @@
 #include <vector>
 
 namespace rapid::ir {
+namespace {
+
+using Message = std::tuple<int, int, int>; ///< (from stage, to stage, tag)
+
+/// A 64-bit mix of one message (splitmix64's finaliser), summed over a
+/// program's sends and over its receives: equal multisets give equal sums,
+/// and unequal ones collide with probability about 2^-64.
+uint64_t mix(const Message &m) {
+  uint64_t x = (uint64_t(uint32_t(std::get<0>(m))) << 40) ^ (uint64_t(uint32_t(std::get<1>(m))) << 20) ^
+               uint64_t(uint32_t(std::get<2>(m)));
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+/// The smallest message whose sends and receives differ in number: both
+/// lists sorted, where they first differ the smaller key is it.
+std::string unpaired(const Program &p) {
+  std::vector<Message> sends, recvs;
+  for (const Graph &g : p.stages)
+    for (const Op &op : g.ops) {
+      if (op.kind == OpKind::Send) sends.emplace_back(g.stage, op.peer, op.tag);
+      if (op.kind == OpKind::Recv) recvs.emplace_back(op.peer, g.stage, op.tag);
+    }
+  std::sort(sends.begin(), sends.end());
+  std::sort(recvs.begin(), recvs.end());
+  auto [s, r] = std::mismatch(sends.begin(), sends.end(), recvs.begin(), recvs.end());
+  if (s == sends.end() && r == recvs.end()) return "";
+  const Message &key = r == recvs.end() || (s != sends.end() && *s < *r) ? *s : *r;
+  return fmt::format("send/recv from stage {} to stage {} with tag {} do not pair", std::get<0>(key),
+                     std::get<1>(key), std::get<2>(key));
+}
+
+} // namespace
 
 std::string verify(const Program &p) {
-  // (from stage, to stage, tag) of every send and every receive: sorted,
-  // the two lists must be equal (a map of counts allocated per message).
-  std::vector<std::tuple<int, int, int>> sends, recvs;
+  // Sends and receives pair when their multisets of (from, to, tag) are
+  // equal: checked by count and sum of a hash in one pass (a program has
+  // hundreds of thousands of them), and spelled out by sorting only when
+  // they are not.
+  uint64_t sendSum = 0, recvSum = 0;
+  size_t sendCount = 0, recvCount = 0;
   for (const Graph &g : p.stages) {
     for (size_t i = 0; i < g.ops.size(); ++i) {
       const Op &op = g.ops[i];
@@ -28,19 +66,12 @@ std::string verify(const Program &p) {
         return fmt::format("{} has no finite time", where());
       if (op.isComm() && (op.group == Group::None || op.commBytes <= 0))
         return fmt::format("{} is a collective without a group or a size", where());
-      if (op.kind == OpKind::Send) sends.emplace_back(g.stage, op.peer, op.tag);
-      if (op.kind == OpKind::Recv) recvs.emplace_back(op.peer, g.stage, op.tag);
+      if (op.kind == OpKind::Send) sendSum += mix({g.stage, op.peer, op.tag}), ++sendCount;
+      if (op.kind == OpKind::Recv) recvSum += mix({op.peer, g.stage, op.tag}), ++recvCount;
     }
   }
-  std::sort(sends.begin(), sends.end());
-  std::sort(recvs.begin(), recvs.end());
-  // Where the sorted lists first differ, the smaller of the two keys is the
-  // smallest whose sends and receives differ in number.
-  auto [s, r] = std::mismatch(sends.begin(), sends.end(), recvs.begin(), recvs.end());
-  if (s == sends.end() && r == recvs.end()) return "";
-  const auto &key = r == recvs.end() || (s != sends.end() && *s < *r) ? *s : *r;
-  return fmt::format("send/recv from stage {} to stage {} with tag {} do not pair", std::get<0>(key),
-                     std::get<1>(key), std::get<2>(key));
+  if (sendCount == recvCount && sendSum == recvSum) return "";
+  return unpaired(p);
 }
 
 } // namespace rapid::ir

@@ -101,28 +101,28 @@ Op norm(const Shard &sh, const char *name, bool backward, bool layerNorm = false
                    sh.dtype, backward);
 }
 
-/// The MLP activation over `elems` outputs of `block` ("mlp", "moe"):
+/// The MLP activation over `elems` outputs of the MLP or the experts (`moe`):
 /// SwiGLU or GELU (ReLU moves the same bytes), with the bias add, in one
 /// kernel (Megatron's fused bias-GeLU, a fused SiLU-and-multiply). Unfused,
 /// eager PyTorch activates on its own (nn.Linear's bias is added in the
 /// GEMM's epilogue by cuBLASLt: the `_bias_` GEMM kernels of a profile);
 /// SwiGLU is a SiLU over the gate, then a multiply by the up projection.
-void activation(Chain &c, const Shard &sh, const std::string &block, double elems, bool backward) {
+void activation(Chain &c, const Shard &sh, bool moe, double elems, bool backward) {
   bool gated = sh.model.gated();
-  auto table = [&](cost::PointwiseOp op, const std::string &name) {
-    c.add(pointwise(OpKind::Activation, name.c_str(), op, elems, sh.dtype, backward));
+  auto table = [&](cost::PointwiseOp op, const char *name) {
+    c.add(pointwise(OpKind::Activation, name, op, elems, sh.dtype, backward));
   };
-  auto plain = [&](const std::string &name, double flops, double accesses) {
-    c.add(pointwise(OpKind::Activation, name.c_str(), elems, flops, accesses, sh.d));
+  auto plain = [&](const char *name, double flops, double accesses) {
+    c.add(pointwise(OpKind::Activation, name, elems, flops, accesses, sh.d));
   };
-  std::string act = block + (backward ? ".act.bwd" : ".act");
+  const char *act = moe ? (backward ? "moe.act.bwd" : "moe.act") : (backward ? "mlp.act.bwd" : "mlp.act");
   if (sh.fused || !gated) {
     table(gated ? cost::PointwiseOp::SwiGlu : cost::PointwiseOp::Gelu, act);
   } else if (!backward) { // SiLU over the gate, then times up
     table(cost::PointwiseOp::Gelu, act);
-    plain(block + ".gate.mul", 1, 3);
+    plain(moe ? "moe.gate.mul" : "mlp.gate.mul", 1, 3);
   } else { // dy * up and dy * silu(gate), then SiLU's backward
-    plain(block + ".gate.mul.bwd", 2, 5);
+    plain(moe ? "moe.gate.mul.bwd" : "mlp.gate.mul.bwd", 2, 5);
     table(cost::PointwiseOp::Gelu, act);
   }
 }
@@ -295,7 +295,7 @@ void moeForward(Chain &c, const Shard &sh) {
   c.add(collective(OpKind::AllToAll, "moe.dispatch", Group::EP, routed * m.hidden * sh.d));
   int64_t f1 = m.expertFfn * (m.gated() ? 2 : 1) / sh.t(), f2 = m.expertFfn / sh.t();
   c.add(gemm("moe.fc1", perExpert, f1, m.hidden, local));
-  activation(c, sh, "moe", double(perExpert) * local * f2, false);
+  activation(c, sh, /*moe=*/true, double(perExpert) * local * f2, false);
   c.add(gemm("moe.fc2", perExpert, m.hidden, f2, local));
   c.add(collective(OpKind::AllToAll, "moe.combine", Group::EP, routed * m.hidden * sh.d));
 }
@@ -308,7 +308,7 @@ void moeBackward(Chain &c, const Shard &sh) {
   c.add(collective(OpKind::AllToAll, "moe.combine.bwd", Group::EP, routed * m.hidden * sh.d));
   c.add(gemm("moe.fc2.dgrad", perExpert, f2, m.hidden, local));
   c.add(gemm("moe.fc2.wgrad", f2, m.hidden, perExpert, local));
-  activation(c, sh, "moe", double(perExpert) * local * f2, true);
+  activation(c, sh, /*moe=*/true, double(perExpert) * local * f2, true);
   c.add(gemm("moe.fc1.dgrad", perExpert, m.hidden, f1, local));
   c.add(gemm("moe.fc1.wgrad", m.hidden, f1, perExpert, local));
   c.add(collective(OpKind::AllToAll, "moe.dispatch.bwd", Group::EP, routed * m.hidden * sh.d));
@@ -320,7 +320,7 @@ void moeBackward(Chain &c, const Shard &sh) {
 void mlpForward(Chain &c, const Shard &sh) {
   int64_t T = sh.tokens, f = sh.model.ffn / sh.t();
   gatherThenGemm(c, sh, "mlp.sp.allgather", "mlp.sp.allgather.overlapped", gemm("mlp.fc1", T, sh.ffnLocal, sh.model.hidden));
-  activation(c, sh, "mlp", double(T) * f, false);
+  activation(c, sh, /*moe=*/false, double(T) * f, false);
   gemmThenReduce(c, sh, gemm("mlp.fc2", T, sh.model.hidden, f), "mlp.tp.allreduce", "mlp.sp.reducescatter",
                  "mlp.sp.reducescatter.overlapped");
 }
@@ -367,7 +367,7 @@ void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
   } else {
     gatherThenGemm(c, sh, "mlp.sp.grad_allgather", "mlp.sp.grad_allgather.overlapped", gemm("mlp.fc2.dgrad", T, f, h));
     c.add(gemm("mlp.fc2.wgrad", f, h, T));
-    activation(c, sh, "mlp", double(T) * f, true);
+    activation(c, sh, /*moe=*/false, double(T) * f, true);
     biasGrad(c, sh, "mlp.fc1.bgrad", double(T) * sh.ffnLocal);
     c.add(gemm("mlp.fc1.dgrad", T, h, sh.ffnLocal));
     dgradReduceThenWgrad(c, sh, "mlp.tp.allreduce.bwd", "mlp.sp.reducescatter.bwd", "mlp.sp.input_allgather",

@@ -16,7 +16,7 @@ uint32_t Chain::add(Op op) {
 
 uint32_t Chain::addDetached(Op op, std::vector<uint32_t> deps) {
   op.phase = phase, op.layer = layer, op.micro = micro, op.dtype = dtype;
-  op.deps = std::move(deps);
+  op.deps.assign(deps.begin(), deps.end());
   return g.add(std::move(op));
 }
 

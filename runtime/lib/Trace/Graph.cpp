@@ -116,7 +116,7 @@ void GraphBuilder::reserve(size_t nodes, size_t deps) {
   depIds.reserve(deps);
 }
 
-void GraphBuilder::add(TraceNode n, std::string_view name, const std::vector<uint32_t> &deps) {
+void GraphBuilder::add(TraceNode n, std::string_view name, llvm::ArrayRef<uint32_t> deps) {
   n.nameBegin = uint32_t(b.names.size());
   n.nameLen = uint32_t(name.size());
   b.names += name;
@@ -128,12 +128,14 @@ void GraphBuilder::add(TraceNode n, std::string_view name, const std::vector<uin
 
 llvm::Error GraphBuilder::resolveDeps() {
   auto &nodes = b.nodes;
-  std::stable_sort(nodes.begin(), nodes.end(),
-                   [](const TraceNode &a, const TraceNode &b) { return a.id < b.id; });
+  auto byId = [](const TraceNode &a, const TraceNode &b) { return a.id < b.id; };
+  if (!std::is_sorted(nodes.begin(), nodes.end(), byId)) // rapidc's own graphs come in order
+    std::stable_sort(nodes.begin(), nodes.end(), byId);
   for (size_t i = 1; i < nodes.size(); ++i)
     if (nodes[i].id == nodes[i - 1].id)
       return nodeError(g.file, nodes[i].id, "duplicate node id");
   auto indexOf = [&](uint64_t id) -> int64_t {
+    if (id < nodes.size() && nodes[id].id == id) return int64_t(id); // ids 0..n-1, as most traces number them
     auto it = std::lower_bound(nodes.begin(), nodes.end(), id,
                                [](const TraceNode &n, uint64_t v) { return n.id < v; });
     return it != nodes.end() && it->id == id ? it - nodes.begin() : -1;
@@ -158,6 +160,7 @@ llvm::Error GraphBuilder::resolveDeps() {
     }
     n.depBegin = begin;
     n.depCount = uint32_t(b.deps.size()) - begin;
+    for (uint32_t k = begin; k < b.deps.size(); ++k) backwardOnly &= b.deps[k] < uint32_t(&n - nodes.data());
   }
   buildChildren(childCount);
   depIds.clear();
@@ -211,8 +214,10 @@ llvm::Error GraphBuilder::checkAcyclic() const {
 llvm::Expected<RankGraph> GraphBuilder::finish() {
   if (auto err = resolveDeps())
     return err;
-  if (auto err = checkAcyclic())
-    return err;
+  // A graph whose every dependency is an earlier node has no cycle.
+  if (!backwardOnly)
+    if (auto err = checkAcyclic())
+      return err;
   return std::move(g);
 }
 

@@ -16,10 +16,12 @@
 #include "rapid/Support/Units.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rapid::ir {
@@ -76,29 +78,32 @@ struct Shape {
   int64_t m = 0, n = 0, k = 0, batch = 1;
 };
 
+/// One operation of a stage's program. Fields are ordered so that the small
+/// ones pack together: a program holds hundreds of thousands of ops.
 struct Op {
   OpKind kind = OpKind::Gemm;
   Phase phase = Phase::Forward;
   DType dtype = DType::BF16;
-  std::string name;     ///< "attn.qkv", "mlp.fc1.wgrad", ...
-  int32_t layer = -1;   ///< transformer layer, -1 for embedding/head/optimizer
-  int32_t micro = -1;   ///< microbatch, -1 for once-per-step ops
-  Shape shape;          ///< GEMM dimensions; attention: m = q tokens, n = kv tokens, k = head_dim, batch = b*heads
   bool causal = false;  ///< attention masks the upper triangle
   bool dropout = false; ///< fused attention drops out its probabilities (in-kernel random numbers)
+  Group group = Group::None; ///< communication: the communicator
+  Bound bound = Bound::None; ///< filled by the cost pass
+  int32_t layer = -1;   ///< transformer layer, -1 for embedding/head/optimizer
+  int32_t micro = -1;   ///< microbatch, -1 for once-per-step ops
+  int32_t kernels = 1;  ///< launches the op stands for (a LayerNorm backward is two)
+  int32_t peer = -1;    ///< send/recv: the stage at the other end
+  int32_t tag = 0;      ///< send/recv pairing tag
+  /// "attn.qkv", "mlp.fc1.wgrad", ...: always a string literal (static
+  /// storage), so that an op copies without allocating.
+  std::string_view name;
+  Shape shape;          ///< GEMM dimensions; attention: m = q tokens, n = kv tokens, k = head_dim, batch = b*heads
   double flops = 0;     ///< floating-point operations of this op on one rank
   double bytes = 0;     ///< HBM bytes read + written (GEMMs: filled by the cost pass from its tiling)
   double l2Bytes = 0, smemBytes = 0; ///< traffic at the on-chip levels, from the cost pass
-  int32_t kernels = 1;  ///< launches the op stands for (a LayerNorm backward is two)
-  // Communication.
-  Group group = Group::None;
   double commBytes = 0; ///< Chakra comm_size meaning: AR/RS/A2A whole buffer, AG per-rank input, P2P message
-  int32_t peer = -1;    ///< send/recv: the stage at the other end
-  int32_t tag = 0;      ///< send/recv pairing tag
-  // Filled by the cost pass.
-  Seconds time;
-  Bound bound = Bound::None;
-  std::vector<uint32_t> deps;
+  Seconds time;         ///< filled by the cost pass
+  /// Earlier ops of the graph; most ops have one or two, held inline.
+  llvm::SmallVector<uint32_t, 2> deps;
 
   bool isComm() const { return kind >= OpKind::AllReduce; }
 };

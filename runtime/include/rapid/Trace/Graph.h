@@ -8,6 +8,7 @@
 #pragma once
 
 #include "et_def.pb.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -118,7 +119,7 @@ public:
   llvm::Error add(const ChakraProtoMsg::Node &node);
   /// Adds a node decoded already (rapidc's in-process run builds them
   /// straight from its IR); `node`'s name and dependency fields are set here.
-  void add(TraceNode node, std::string_view name, const std::vector<uint32_t> &deps);
+  void add(TraceNode node, std::string_view name, llvm::ArrayRef<uint32_t> deps);
   /// Room for `nodes` nodes and `deps` dependencies, when the caller knows
   /// them: at thousands of ranks, growth by doubling left up to half of each
   /// rank's node array empty.
@@ -134,6 +135,7 @@ private:
   GraphBody &b; ///< g's body, built here
   std::vector<uint64_t> depIds; ///< raw ids, indexed by depBegin until resolved
   bool lenient = false;
+  bool backwardOnly = true; ///< every resolved dependency is an earlier node
 };
 
 } // namespace rapid::trace
