@@ -8,6 +8,7 @@
 #include "rapid/Network/Network.h"
 #include "rapid/Network/Routing.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <thread>
 
@@ -497,4 +498,55 @@ TEST(GroupGrid, WithinOneNode) {
   EXPECT_FALSE(coll::withinOneNode(spec, {}));
   spec.dims[2].sameNode = true;
   EXPECT_TRUE(coll::withinOneNode(spec, {0, 2}));
+}
+
+namespace {
+
+/// Nodes 0..5 with one later-numbered dependency (3 on 5), added in `order`.
+trace::RankGraph buildSix(const std::vector<uint64_t> &order) {
+  const std::vector<std::vector<uint32_t>> deps = {{}, {0}, {0, 1}, {5}, {2, 3}, {1}};
+  trace::GraphBuilder b("six.et", 0);
+  for (uint64_t id : order) {
+    trace::TraceNode n;
+    n.kind = trace::NodeKind::Comp;
+    n.id = id;
+    n.rapidTimeNs = int64_t(id + 1);
+    b.add(n, fmt::format("n{}", id), deps[id]);
+  }
+  llvm::Expected<trace::RankGraph> g = b.finish();
+  EXPECT_TRUE(bool(g)) << llvm::toString(g.takeError());
+  return g ? std::move(*g) : trace::RankGraph{};
+}
+
+} // namespace
+
+TEST(GraphBuilder, InOrderAndShuffledNodesResolveAlike) {
+  // rapidc's graphs come in id order (no sort, ids found by index); a
+  // trace's may not, and may depend on later ids (the cycle check runs).
+  trace::RankGraph a = buildSix({0, 1, 2, 3, 4, 5}), b = buildSix({4, 0, 5, 2, 1, 3});
+  ASSERT_EQ(a.nodes().size(), 6u);
+  ASSERT_EQ(b.nodes().size(), 6u);
+  for (size_t i = 0; i < 6; ++i) {
+    const trace::TraceNode &x = a.nodes()[i], &y = b.nodes()[i];
+    EXPECT_EQ(x.id, y.id);
+    EXPECT_EQ(x.rapidTimeNs, y.rapidTimeNs);
+    auto depsOf = [](const trace::RankGraph &g, const trace::TraceNode &n) {
+      return std::vector<uint32_t>(g.body->deps.begin() + n.depBegin, g.body->deps.begin() + n.depBegin + n.depCount);
+    };
+    EXPECT_EQ(depsOf(a, x), depsOf(b, y)) << "node " << i;
+    EXPECT_EQ(x.childCount, y.childCount) << "node " << i;
+  }
+}
+
+TEST(GraphBuilder, ACycleThroughALaterIdIsStillFound) {
+  trace::GraphBuilder b("cycle.et", 0);
+  trace::TraceNode n;
+  n.kind = trace::NodeKind::Comp;
+  n.id = 0;
+  b.add(n, "a", {1});
+  n.id = 1;
+  b.add(n, "b", {0});
+  llvm::Expected<trace::RankGraph> g = b.finish();
+  ASSERT_FALSE(bool(g));
+  EXPECT_NE(llvm::toString(g.takeError()).find("cycle"), std::string::npos);
 }
