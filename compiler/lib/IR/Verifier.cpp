@@ -12,16 +12,21 @@ namespace {
 
 using Message = std::tuple<int, int, int>; ///< (from stage, to stage, tag)
 
-/// A 64-bit mix of one message (splitmix64's finaliser), summed over a
-/// program's sends and over its receives: equal multisets give equal sums,
-/// and unequal ones collide with probability about 2^-64.
-uint64_t mix(const Message &m) {
-  uint64_t x = (uint64_t(uint32_t(std::get<0>(m))) << 40) ^ (uint64_t(uint32_t(std::get<1>(m))) << 20) ^
-               uint64_t(uint32_t(std::get<2>(m)));
+/// splitmix64's finaliser: a bijection on 64 bits that spreads every bit.
+uint64_t splitmix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
+}
+
+/// A 64-bit hash of one message, summed over a program's sends and over its
+/// receives: equal multisets give equal sums, and unequal ones agree only by
+/// chance (no two keys hash alike by construction, as a plain shift-and-xor
+/// of the three fields would let a large tag reach the stages' bits).
+uint64_t mix(const Message &m) {
+  uint64_t stages = (uint64_t(uint32_t(std::get<0>(m))) << 32) | uint32_t(std::get<1>(m));
+  return splitmix(splitmix(stages) ^ uint32_t(std::get<2>(m)));
 }
 
 /// The smallest message whose sends and receives differ in number: both
