@@ -65,6 +65,10 @@ TEST(Verifier, NamesTheFirstUnpairedTransfer) {
   // Two sends on one key against one receive.
   EXPECT_EQ(verify(transfers({{0, OpKind::Send, 1, 3}, {0, OpKind::Send, 1, 3}, {1, OpKind::Recv, 0, 3}})),
             "send/recv from stage 0 to stage 1 with tag 3 do not pair");
+  // As many sends as receives on keys that a shift-and-xor of the fields
+  // would hash alike (a tag of 2^20 reaching the stages' bits).
+  EXPECT_EQ(verify(transfers({{0, OpKind::Send, 1, 0}, {0, OpKind::Recv, 0, 1 << 20}})),
+            "send/recv from stage 0 to stage 0 with tag 1048576 do not pair");
 }
 
 TEST(RankLayout, FollowsTheLayoutPassOrder) {
