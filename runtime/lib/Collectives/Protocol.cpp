@@ -70,4 +70,36 @@ Protocol chooseProtocol(Protocol p, const Plan &plan, uint32_t chunks, double by
   return best;
 }
 
+/// Levels from a tree's root to its deepest leaf over p positions (heap
+/// layout: the parent of i is (i - 1) / 2).
+static int treeDepth(int p) {
+  int depth = 0;
+  for (int last = p - 1; last > 0; last = (last - 1) / 2) ++depth;
+  return depth;
+}
+
+double estimateNs(Protocol p, const Plan &plan, uint32_t chunks, double bytesPerNs, double llMaxBytesPerNs,
+                  double hopNs) {
+  if (p == Protocol::Auto) {
+    double best = 0;
+    for (Protocol q : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+      double ns = estimateNs(q, plan, chunks, bytesPerNs, llMaxBytesPerNs, hopNs);
+      if (q == Protocol::LL || ns < best) best = ns;
+    }
+    return best;
+  }
+  ProtocolCost c = protocolCost(p, bytesPerNs, llMaxBytesPerNs);
+  double perByte = bytesPerNs > 0 ? c.wireScale / bytesPerNs : 0;
+  double step = std::max(c.stepNs, hopNs), ns = c.baseNs, wire = 0;
+  for (const Step &st : plan.steps) {
+    int size = plan.phases[st.phase].size;
+    wire += st.bytes * messagesPerStep(st, size) * chunks;
+    if (st.pattern == Pattern::TreeGather) continue;
+    bool tree = st.pattern == Pattern::TreeUp || st.pattern == Pattern::TreeDown;
+    // A level passes its whole chunk on before the next level starts.
+    ns += tree ? treeDepth(size) * (step + st.bytes * messagesPerStep(st, size) * perByte) : step;
+  }
+  return ns + wire * perByte;
+}
+
 } // namespace rapid::coll

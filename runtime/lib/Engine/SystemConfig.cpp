@@ -51,7 +51,7 @@ const llvm::StringRef kKnownKeys[] = {
     "preferred-dataset-splits", "active-chunks-per-dimension", "all-reduce-implementation",
     "all-gather-implementation", "reduce-scatter-implementation", "all-to-all-implementation",
     "roofline-enabled", "peak-perf", "local-mem-bw", "endpoint-delay", "local-reduction-delay",
-    "model-shared-bus", "collective-protocol", "ll-max-bandwidth", "custom-all-reduce-max",
+    "model-shared-bus", "collective-protocol", "all-reduce-auto", "ll-max-bandwidth", "custom-all-reduce-max",
     "custom-all-reduce-max-two-ranks", "custom-all-reduce-one-shot-four-ranks", "custom-all-reduce-one-shot",
     "custom-all-reduce-start", "custom-all-reduce-bandwidth",
     // read by Astra-Sim, not by us (docs/runtime.md)
@@ -157,6 +157,16 @@ llvm::Expected<SystemConfig> fromJson(const std::string &path, const llvm::json:
                                            name ? "'" + name->str() + "'" : std::string("a non-string")));
     cfg.protocol = *p;
   }
+  if (const llvm::json::Value *v = o->get("all-reduce-auto")) {
+    const llvm::json::Array *dims = v->getAsArray();
+    if (!dims) return configError(path, "'all-reduce-auto' must be a list of dimension indices");
+    for (const llvm::json::Value &d : *dims) {
+      std::optional<int64_t> i = d.getAsInteger();
+      if (!i || *i < 0 || *i >= 32)
+        return configError(path, "'all-reduce-auto': each entry is a dimension index from 0 to 31");
+      cfg.allReduceAuto |= 1u << *i;
+    }
+  }
   return cfg;
 }
 
@@ -197,6 +207,11 @@ std::string writeSystemConfigJson(const SystemConfig &cfg) {
         });
     if (cfg.protocol != coll::Protocol::None)
       j.attribute("collective-protocol", coll::protocolName(cfg.protocol));
+    if (cfg.allReduceAuto)
+      j.attributeArray("all-reduce-auto", [&] {
+        for (int d = 0; d < 32; ++d)
+          if (cfg.allReduceAuto >> d & 1) j.value(d);
+      });
     if (cfg.llMaxBytesPerNs > 0)
       j.attribute("ll-max-bandwidth", cfg.llMaxBytesPerNs);
     const coll::CustomAllReduce &c = cfg.customAllReduce;

@@ -49,4 +49,13 @@ ProtocolCost protocolCost(Protocol p, double bytesPerNs = 0, double llMaxBytesPe
 /// link moves `bytesPerNs`; a concrete protocol is returned as it is.
 Protocol chooseProtocol(Protocol p, const Plan &plan, uint32_t chunks, double bytesPerNs, double llMaxBytesPerNs = 0);
 
+/// NCCL's rule for choosing an algorithm (the least estimated latency plus
+/// bytes over bandwidth, tuning.cc) applied to one of our plans: base, then
+/// each step's latency (the protocol's handshake or the path's `hopNs`,
+/// whichever is longer; a tree step is `depth` levels, each also forwarding
+/// its whole chunk), then the wire bytes a member sends over the bandwidth.
+/// `p` Auto takes the best protocol, as NCCL picks both together.
+double estimateNs(Protocol p, const Plan &plan, uint32_t chunks, double bytesPerNs, double llMaxBytesPerNs,
+                  double hopNs);
+
 } // namespace rapid::coll

@@ -229,6 +229,8 @@ private:
   void createInstance(Instance &inst, uint32_t r, const trace::TraceNode &n);
   void setEngineKernelCosts(Instance &inst) const;
   void setProtocol(Instance &inst, const trace::TraceNode &n) const;
+  double slowestLink(const Instance &inst) const;
+  void chooseAllReduceTree(Instance &inst, const std::vector<std::vector<int>> &dims, int groupSize) const;
   void runChunk(uint32_t inst, uint32_t member, uint32_t chunk);
   void finishChunk(uint32_t inst, uint32_t member);
   void sendStep(uint32_t inst, uint32_t member, uint32_t chunk, uint32_t step);

@@ -41,6 +41,10 @@ struct SystemConfig {
   int64_t reductionNsPer100B = 1;   ///< local-reduction-delay (shared bus only)
   coll::AlgorithmTable algorithms;
   coll::Protocol protocol = coll::Protocol::None;
+  /// all-reduce-auto: dimensions (bits) whose all-reduces run the ring or
+  /// the double binary tree, whichever NCCL's rule estimates faster; the
+  /// tree is a candidate on switched dimensions only (docs/runtime.md).
+  uint32_t allReduceAuto = 0;
   double llMaxBytesPerNs = 0; ///< ll-max-bandwidth; 0: LL's half of the link only
   coll::CustomAllReduce customAllReduce; ///< custom-all-reduce-*: the engine's kernels, by size
   bool roofline = false;
