@@ -50,11 +50,11 @@ ir::Program emptyStages(const ir::Program &prog) {
 std::optional<BlockKey> blockOf(const Op &op) {
   if (op.kind == OpKind::Send || op.kind == OpKind::Recv || op.kind == OpKind::Optimizer) return std::nullopt;
   // The pipeline transfer's TP all-gather (scatter/gather) belongs to no block.
-  if (llvm::StringRef(op.name).starts_with("pp.")) return std::nullopt;
+  if (op.name.starts_with("pp.")) return std::nullopt;
   if (op.isComm() && ir::isDataParallel(op.group)) return std::nullopt;
   bool backward = op.phase == ir::Phase::Backward || op.phase == ir::Phase::Recompute;
   if (op.layer >= 0) return BlockKey{op.layer, backward, 0};
-  return BlockKey{-1, backward, llvm::StringRef(op.name).starts_with("embed") ? 1 : 2};
+  return BlockKey{-1, backward, op.name.starts_with("embed") ? 1 : 2};
 }
 
 void appendSignature(std::string &to, const Op &op) {

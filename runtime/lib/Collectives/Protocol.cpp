@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace rapid::coll {
 
@@ -54,20 +55,31 @@ static double messagesPerStep(const Step &st, int p) {
   }
 }
 
+/// Bytes a member sends over the plan's steps, all chunks.
+static double wireBytes(const Plan &plan, uint32_t chunks) {
+  double bytes = 0;
+  for (const Step &st : plan.steps)
+    bytes += st.bytes * messagesPerStep(st, plan.phases[st.phase].size) * chunks;
+  return bytes;
+}
+
+/// The protocol `ns` estimates least (ties to the first: LL, LL128,
+/// Simple), with its estimate.
+template <class F> static std::pair<Protocol, double> cheapest(F ns) {
+  std::pair<Protocol, double> best{Protocol::LL, ns(Protocol::LL)};
+  for (Protocol q : {Protocol::LL128, Protocol::Simple})
+    if (double t = ns(q); t < best.second) best = {q, t};
+  return best;
+}
+
 Protocol chooseProtocol(Protocol p, const Plan &plan, uint32_t chunks, double bytesPerNs, double llMaxBytesPerNs) {
   if (p != Protocol::Auto) return p;
-  double wireBytes = 0;
-  for (const Step &st : plan.steps)
-    wireBytes += st.bytes * messagesPerStep(st, plan.phases[st.phase].size) * chunks;
-  double steps = double(plan.steps.size());
-  Protocol best = Protocol::LL;
-  double bestNs = 0;
-  for (Protocol q : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
-    ProtocolCost c = protocolCost(q, bytesPerNs, llMaxBytesPerNs);
-    double ns = c.baseNs + steps * c.stepNs + (bytesPerNs > 0 ? wireBytes * c.wireScale / bytesPerNs : 0);
-    if (q == Protocol::LL || ns < bestNs) best = q, bestNs = ns;
-  }
-  return best;
+  double wire = wireBytes(plan, chunks), steps = double(plan.steps.size());
+  return cheapest([&](Protocol q) {
+           ProtocolCost c = protocolCost(q, bytesPerNs, llMaxBytesPerNs);
+           return c.baseNs + steps * c.stepNs + (bytesPerNs > 0 ? wire * c.wireScale / bytesPerNs : 0);
+         })
+      .first;
 }
 
 /// Levels from a tree's root to its deepest leaf over p positions (heap
@@ -80,26 +92,20 @@ static int treeDepth(int p) {
 
 double estimateNs(Protocol p, const Plan &plan, uint32_t chunks, double bytesPerNs, double llMaxBytesPerNs,
                   double hopNs) {
-  if (p == Protocol::Auto) {
-    double best = 0;
-    for (Protocol q : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
-      double ns = estimateNs(q, plan, chunks, bytesPerNs, llMaxBytesPerNs, hopNs);
-      if (q == Protocol::LL || ns < best) best = ns;
-    }
-    return best;
-  }
+  if (p == Protocol::Auto)
+    return cheapest([&](Protocol q) { return estimateNs(q, plan, chunks, bytesPerNs, llMaxBytesPerNs, hopNs); })
+        .second;
   ProtocolCost c = protocolCost(p, bytesPerNs, llMaxBytesPerNs);
   double perByte = bytesPerNs > 0 ? c.wireScale / bytesPerNs : 0;
-  double step = std::max(c.stepNs, hopNs), ns = c.baseNs, wire = 0;
+  double step = std::max(c.stepNs, hopNs), ns = c.baseNs;
   for (const Step &st : plan.steps) {
     int size = plan.phases[st.phase].size;
-    wire += st.bytes * messagesPerStep(st, size) * chunks;
     if (st.pattern == Pattern::TreeGather) continue;
     bool tree = st.pattern == Pattern::TreeUp || st.pattern == Pattern::TreeDown;
     // A level passes its whole chunk on before the next level starts.
     ns += tree ? treeDepth(size) * (step + st.bytes * messagesPerStep(st, size) * perByte) : step;
   }
-  return ns + wire * perByte;
+  return ns + wireBytes(plan, chunks) * perByte;
 }
 
 } // namespace rapid::coll

@@ -157,10 +157,10 @@ llvm::Error GraphBuilder::resolveDeps() {
         continue;
       b.deps.push_back(uint32_t(idx));
       ++childCount[idx];
+      backwardOnly &= idx < &n - nodes.data();
     }
     n.depBegin = begin;
     n.depCount = uint32_t(b.deps.size()) - begin;
-    for (uint32_t k = begin; k < b.deps.size(); ++k) backwardOnly &= b.deps[k] < uint32_t(&n - nodes.data());
   }
   buildChildren(childCount);
   depIds.clear();
