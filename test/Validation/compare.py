@@ -12,6 +12,12 @@ compare.py KIND CSV MAX_MEDIAN MAX_WORST
        against the sweep hopper_layer of examples/validation/hopper_layer.rapid,
        matched on micro_batch; compares fwd and bwd with breakdown.layer_forward_s
        and .layer_backward_s.
+  KIND hopper_loop: the gpt22b_layer `loop` rows of a gaps_*.csv
+       (tools/calibrate/gaps.py: calls back to back, a training loop's
+       steady state) against the sweep hopper_layer (H200) or
+       hopper_layer_h100 (the CSV's `# gpu:` line names an H100) of the same
+       file, matched on micro_batch; compares fwd with layer_forward_s and
+       fwd+bwd with their sum.
   KIND llama2: rows of llama2_inference_a100.csv against llama2_<size>_tp<tp>
        of examples/validation/llama2_inference.rapid; compares total_s.
   KIND vllm: rows of vllm_lambda/measured.csv against the experiments of
@@ -55,10 +61,14 @@ for line in sys.stdin:
         key = (pt.get("recompute", ""), "on" if pt.get("sp") else "off")
         predicted[key + ("fwd",)] = b["layer_forward_s"] * 1e3
         predicted[key + ("bwd",)] = b["layer_backward_s"] * 1e3
-    elif kind == "hopper_layer" and "breakdown" in o:
+    elif kind == "hopper_layer" and "breakdown" in o and o.get("sweep") == "hopper_layer":
         b, mb = o["breakdown"], str(o["point"]["micro_batch"])
         predicted[(mb, "fwd")] = b["layer_forward_s"] * 1e3
         predicted[(mb, "bwd")] = b["layer_backward_s"] * 1e3
+    elif kind == "hopper_loop" and "breakdown" in o:
+        b, mb = o["breakdown"], str(o["point"]["micro_batch"])
+        predicted[(o.get("sweep"), mb, "fwd")] = b["layer_forward_s"] * 1e3
+        predicted[(o.get("sweep"), mb, "fwd+bwd")] = (b["layer_forward_s"] + b["layer_backward_s"]) * 1e3
     elif kind == "megatron1" and "step_time_s" in o:
         predicted[(o["experiment"], "")] = (o["step_time_s"], o["gpus"])
     elif kind == "uci" and "step_time_s" in o:
@@ -86,8 +96,14 @@ def nim_name(row):
 
 def rows():
     """(name, key, measured, unit) for every comparison the table makes."""
+    gpu = next((line for line in open(table) if line.startswith("# gpu:")), "")
+    sweep = "hopper_layer_h100" if "H100" in gpu else "hopper_layer"
     for row in csv.DictReader(line for line in open(table) if not line.startswith("#")):
-        if kind == "hopper_layer":
+        if kind == "hopper_loop":
+            if row["case"] == "gpt22b_layer" and row["measure"] == "loop":
+                yield (f"{sweep} micro-batch {row['batch']} {row['mode']}", (sweep, row["batch"], row["mode"]),
+                       float(row["value"]), "ms")
+        elif kind == "hopper_layer":
             if row["kind"] == "train_layer" and row["case"] == "gpt22b_layer":
                 yield (f"micro-batch {row['batch']} {row['mode']}", (row["batch"], row["mode"]),
                        float(row["latency_ms"]), "ms")
