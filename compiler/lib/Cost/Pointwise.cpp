@@ -82,11 +82,12 @@ RowReduction rowReduction(const StackSpec &stack, PointwiseOp op) {
 
 KernelCost pointwiseCost(const GpuSpec &g, const PointwiseWork &w, const RowReduction &r) {
   Terms terms;
-  // Elementwise math runs on the FP32 vector units, not the tensor cores;
-  // a reduction kernel issues many instructions besides its FLOPs, at four
-  // warp instructions a clock per SM.
-  terms.compute = std::max(w.flops / mathRate(g, DType::FP32),
-                           Seconds(w.flops.value() * r.instructionsPerFlop / issueRate(g)));
+  // Elementwise math runs on the FP32 vector units, not the tensor cores (a
+  // mask's random numbers on the integer units); a reduction kernel issues
+  // many instructions besides its FLOPs, at four warp instructions a clock
+  // per SM.
+  Seconds math = w.integer ? Seconds(w.flops.value() / intOpsRate(g)) : w.flops / mathRate(g, DType::FP32);
+  terms.compute = std::max(math, Seconds(w.flops.value() * r.instructionsPerFlop / issueRate(g)));
   terms.hbm = w.bytes / (hbmRate(g) * r.hbm);
   Traffic bytes;
   bytes.hbm = w.bytes;

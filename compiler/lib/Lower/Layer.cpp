@@ -154,9 +154,12 @@ Op withMask(Op op, double elems) {
   return op;
 }
 
-/// Forward dropout over `elems`: reads x, writes y and the mask.
+/// Forward dropout over `elems`: reads x, writes y and the mask, drawing
+/// it (integer work: `dropout` set).
 Op dropoutForward(const Shard &sh, const char *name, double elems) {
-  return withMask(pointwise(OpKind::Dropout, name, elems, cost::kDropoutOpsPerElement, 2, sh.d), elems);
+  Op op = withMask(pointwise(OpKind::Dropout, name, elems, cost::kDropoutOpsPerElement, 2, sh.d), elems);
+  op.dropout = true;
+  return op;
 }
 
 /// Its backward: reads dy and the mask, writes dx = dy * mask / (1 - p).
@@ -182,7 +185,9 @@ void residualAdd(Chain &c, const Shard &sh, const char *name) {
     if (dropout(sh)) c.add(dropoutForward(sh, "dropout", elems));
     c.add(pointwise(OpKind::Residual, name, elems, 1, 3, sh.d));
   } else if (dropout(sh)) {
-    c.add(withMask(pointwise(OpKind::Residual, name, elems, 2 + cost::kDropoutOpsPerElement, 3, sh.d), elems));
+    Op op = withMask(pointwise(OpKind::Residual, name, elems, 2 + cost::kDropoutOpsPerElement, 3, sh.d), elems);
+    op.dropout = true; // the draws dominate its two adds
+    c.add(op);
   } else {
     c.add(pointwise(OpKind::Residual, name, elems, sh.fused && sh.model.bias ? 2 : 1, 3, sh.d));
   }

@@ -59,7 +59,9 @@ cost::KernelCost attention(const GpuSpec &gpu, const StackSpec &stack, const Op 
   return c;
 }
 
-cost::PointwiseWork work(const Op &op) { return {Bytes(op.bytes), Flops(op.flops), op.kernels}; }
+/// A pointwise op's work; one that draws a dropout mask (`op.dropout`) is
+/// integer work, the Philox draws being nearly all of it.
+cost::PointwiseWork work(const Op &op) { return {Bytes(op.bytes), Flops(op.flops), op.kernels, op.dropout}; }
 
 cost::KernelCost costOf(const GpuSpec &gpu, const StackSpec &stack, const Op &op) {
   switch (op.kind) {

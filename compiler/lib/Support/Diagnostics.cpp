@@ -34,9 +34,11 @@ void DiagnosticEngine::emit(DiagID id, llvm::SMRange range, const std::string &m
   auto kind = sev == Severity::Error     ? llvm::SourceMgr::DK_Error
               : sev == Severity::Warning ? llvm::SourceMgr::DK_Warning
                                          : llvm::SourceMgr::DK_Note;
+  // One write per diagnostic where no colours are written: processes that
+  // share a stderr (ranks under mpirun) cannot cut into its line.
   if (!range.Start.isValid()) {
     const char *label = sev == Severity::Error ? "error" : sev == Severity::Warning ? "warning" : "note";
-    os << tool << ": " << label << ": " << message << "\n";
+    os << fmt::format("{}: {}: {}\n", tool, label, message);
     return;
   }
   // Only underline a range that stays on one line; carets are enough otherwise.
@@ -44,7 +46,12 @@ void DiagnosticEngine::emit(DiagID id, llvm::SMRange range, const std::string &m
   if (range.End.isValid() && range.End.getPointer() > range.Start.getPointer() &&
       !llvm::StringRef(range.Start.getPointer(), range.End.getPointer() - range.Start.getPointer()).contains('\n'))
     ranges.push_back(range);
-  sm.PrintMessage(os, range.Start, kind, message, ranges);
+  if (os.has_colors())
+    return sm.PrintMessage(os, range.Start, kind, message, ranges);
+  std::string text;
+  llvm::raw_string_ostream buf(text);
+  sm.PrintMessage(buf, range.Start, kind, message, ranges);
+  os << buf.str();
 }
 
 std::string didYouMeanImpl(std::string_view name, const std::vector<std::string> &candidates) {

@@ -26,6 +26,9 @@ struct PointwiseWork {
   Bytes bytes;
   Flops flops;
   int64_t kernels = 1;
+  /// The operations are integer ones (a dropout mask's Philox draws), which
+  /// run on the integer units at `int32_rate`, not on the FP32 lanes.
+  bool integer = false;
 };
 
 /// The work of `op` over `elements` elements of `t` (Adam: parameters, with
