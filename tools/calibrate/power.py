@@ -18,7 +18,11 @@ call with CUDA events, and samples NVML's SM clock and board power every
   (steps.py's `gpt_layer`), the mix a training step runs;
 - `gemv`: 1 x 8192 x 57344 products (940 MB of weights a call: HBM-bound, as
   decode is);
-- `copy`: 1 GiB device-to-device copies (HBM only, no math).
+- `copy`: 1 GiB device-to-device copies (HBM only, no math);
+- `mix_half`, `mix_light`: what a serving engine alternates, a prefill-sized
+  product (4096 x 4096 x 14336, about 0.7 ms) then 20 or 100 decode-sized
+  ones (1 x 4096 x 14336, HBM-bound): does a GEMM between memory-bound steps
+  run at the boost clock or at the limit's?
 
 Writes DIR/power.csv: workload, bin start (ms after the first call), calls
 that started in the bin, their mean time (ms), and the bin's mean SM clock
@@ -84,8 +88,26 @@ def workloads():
         dst = torch.empty_like(src)
         return lambda: dst.copy_(src)
 
+    def mix(decodes):
+        a = torch.randn(4096, 4096, device=dev, dtype=bf16)
+        w = torch.randn(4096, 14336, device=dev, dtype=bf16)
+        c = torch.empty(4096, 14336, device=dev, dtype=bf16)
+        x, y = torch.randn(1, 4096, device=dev, dtype=bf16), torch.empty(1, 14336, device=dev, dtype=bf16)
+
+        def step():
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            torch.matmul(a, w, out=c)
+            e.record()
+            step.inner.append((s, e))
+            for _ in range(decodes):
+                torch.matmul(x, w, out=y)
+        step.inner = []  # the prefill product's own times, reported as NAME.prefill
+        return step
+
     return (("gemm8192", lambda: gemm(8192, 1.0)), ("gemm8192_small", lambda: gemm(8192, 0.02)),
-            ("gemm4096", lambda: gemm(4096, 1.0)), ("layer_b4", layer), ("gemv", gemv), ("copy", copy))
+            ("gemm4096", lambda: gemm(4096, 1.0)), ("layer_b4", layer), ("gemv", gemv), ("copy", copy),
+            ("mix_half", lambda: mix(20)), ("mix_light", lambda: mix(100)))
 
 
 def measure(name, fn, clock, args, out):
@@ -109,18 +131,21 @@ def measure(name, fn, clock, args, out):
             ends[-3].synchronize()
     torch.cuda.synchronize()
     clock.on = False
-    bins = {}
-    for s, e in zip(starts, ends):
-        b = int(first.elapsed_time(s) // args.bin)
-        bins.setdefault(b, []).append(s.elapsed_time(e))
     samples = {}
     for t, mhz, watts in clock.samples:
         samples.setdefault(int((t - t0) * 1e3 // args.bin), []).append((mhz, watts))
-    for b in sorted(bins):
-        sm = samples.get(b, [])
-        mhz = f"{statistics.mean(x[0] for x in sm):.0f}" if sm else ""
-        watts = f"{statistics.mean(x[1] for x in sm):.0f}" if sm else ""
-        out.write(f"{name},{b * args.bin},{len(bins[b])},{statistics.mean(bins[b]):.4f},{mhz},{watts}\n")
+    series = [(name, list(zip(starts, ends)))]
+    if hasattr(fn, "inner"):
+        series.append((name + ".prefill", fn.inner[3:]))  # the warm-up calls' first
+    for label, pairs in series:
+        bins = {}
+        for s, e in pairs:
+            bins.setdefault(int(first.elapsed_time(s) // args.bin), []).append(s.elapsed_time(e))
+        for b in sorted(bins):
+            sm = samples.get(b, [])
+            mhz = f"{statistics.mean(x[0] for x in sm):.0f}" if sm else ""
+            watts = f"{statistics.mean(x[1] for x in sm):.0f}" if sm else ""
+            out.write(f"{label},{b * args.bin},{len(bins[b])},{statistics.mean(bins[b]):.4f},{mhz},{watts}\n")
     out.flush()
     times = [s.elapsed_time(e) for s, e in zip(starts, ends)]
     n = max(1, len(times) // 10)
