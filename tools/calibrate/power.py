@@ -20,9 +20,10 @@ call with CUDA events, and samples NVML's SM clock and board power every
   decode is);
 - `copy`: 1 GiB device-to-device copies (HBM only, no math);
 - `mix_half`, `mix_light`: what a serving engine alternates, a prefill-sized
-  product (4096 x 4096 x 14336, about 0.7 ms) then 20 or 100 decode-sized
+  product (4096 x 4096 x 14336, about 0.6 ms) then 20 or 100 decode-sized
   ones (1 x 4096 x 14336, HBM-bound): does a GEMM between memory-bound steps
-  run at the boost clock or at the limit's?
+  run at the boost clock or at the limit's? `mix_0`, `mix_2`, `mix_5`,
+  `mix_10`: the same with 0 to 10, the tensor cores' duty from 100 % down.
 
 Writes DIR/power.csv: workload, bin start (ms after the first call), calls
 that started in the bin, their mean time (ms), and the bin's mean SM clock
@@ -107,7 +108,9 @@ def workloads():
 
     return (("gemm8192", lambda: gemm(8192, 1.0)), ("gemm8192_small", lambda: gemm(8192, 0.02)),
             ("gemm4096", lambda: gemm(4096, 1.0)), ("layer_b4", layer), ("gemv", gemv), ("copy", copy),
-            ("mix_half", lambda: mix(20)), ("mix_light", lambda: mix(100)))
+            ("mix_half", lambda: mix(20)), ("mix_light", lambda: mix(100)),
+            ("mix_0", lambda: mix(0)), ("mix_2", lambda: mix(2)), ("mix_5", lambda: mix(5)),
+            ("mix_10", lambda: mix(10)))
 
 
 def measure(name, fn, clock, args, out):
