@@ -113,6 +113,23 @@ def workloads():
             ("mix_10", lambda: mix(10)))
 
 
+def binned(calls, clocks, width):
+    """CSV rows `t_ms,calls,mean_ms,sm_mhz,power_w` of calls (start ms, duration ms) and clock
+    samples (ms, MHz, W), in bins of `width` ms by start; a bin without samples leaves them empty."""
+    bins, samples = {}, {}
+    for start, ms in calls:
+        bins.setdefault(int(start // width), []).append(ms)
+    for t, mhz, watts in clocks:
+        samples.setdefault(int(t // width), []).append((mhz, watts))
+    rows = []
+    for b in sorted(bins):
+        sm = samples.get(b, [])
+        mhz = f"{statistics.mean(x[0] for x in sm):.0f}" if sm else ""
+        watts = f"{statistics.mean(x[1] for x in sm):.0f}" if sm else ""
+        rows.append(f"{b * width:.1f},{len(bins[b])},{statistics.mean(bins[b]):.4f},{mhz},{watts}")
+    return rows
+
+
 def measure(name, fn, clock, args, out):
     for _ in range(3):
         fn()
@@ -134,21 +151,13 @@ def measure(name, fn, clock, args, out):
             ends[-3].synchronize()
     torch.cuda.synchronize()
     clock.on = False
-    samples = {}
-    for t, mhz, watts in clock.samples:
-        samples.setdefault(int((t - t0) * 1e3 // args.bin), []).append((mhz, watts))
+    clocks = [((t - t0) * 1e3, mhz, watts) for t, mhz, watts in clock.samples]
     series = [(name, list(zip(starts, ends)))]
     if hasattr(fn, "inner"):
         series.append((name + ".prefill", fn.inner[3:]))  # the warm-up calls' first
     for label, pairs in series:
-        bins = {}
-        for s, e in pairs:
-            bins.setdefault(int(first.elapsed_time(s) // args.bin), []).append(s.elapsed_time(e))
-        for b in sorted(bins):
-            sm = samples.get(b, [])
-            mhz = f"{statistics.mean(x[0] for x in sm):.0f}" if sm else ""
-            watts = f"{statistics.mean(x[1] for x in sm):.0f}" if sm else ""
-            out.write(f"{label},{b * args.bin},{len(bins[b])},{statistics.mean(bins[b]):.4f},{mhz},{watts}\n")
+        calls = [(first.elapsed_time(s), s.elapsed_time(e)) for s, e in pairs]
+        out.writelines(f"{label},{row}\n" for row in binned(calls, clocks, args.bin))
     out.flush()
     times = [s.elapsed_time(e) for s, e in zip(starts, ends)]
     n = max(1, len(times) // 10)
