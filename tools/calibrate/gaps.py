@@ -173,14 +173,11 @@ def main():
         kernels.write(header + "case,mode,window,kernel,calls,us\n")
         torch.manual_seed(0)
         sampler = sweeps.Sampler()
-        for case, batch, tokens, make, layout in (
-                ("gpt22b_layer", 1, 2048, lambda: steps.gpt_layer(6144, 64, 0.1), "sbh"),
-                ("gpt22b_layer", 4, 2048, lambda: steps.gpt_layer(6144, 64, 0.1), "sbh"),
-                ("llama8b_layer", 1, 4096, steps.llama_layer, "bsh")):
-            try:
-                measure(case, batch, tokens, make, layout, out, idle, kernels, sampler)
-            except Exception as e:  # noqa: BLE001 - keep the other cases
-                print(f"gaps.py: {case} b={batch} failed: {type(e).__name__}: {e}", flush=True)
+        cases = (("gpt22b_layer", 1, 2048, lambda: steps.gpt_layer(6144, 64, 0.1), "sbh"),
+                 ("gpt22b_layer", 4, 2048, lambda: steps.gpt_layer(6144, 64, 0.1), "sbh"),
+                 ("llama8b_layer", 1, 4096, steps.llama_layer, "bsh"))
+        steps.run_sections("gaps.py", ((f"{c[0]} b={c[1]}", lambda c=c: measure(*c, out, idle, kernels, sampler))
+                                       for c in cases))
         sampler.stop = True
 
 

@@ -34,33 +34,11 @@ import argparse
 import os
 import statistics
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import steps  # noqa: E402 - its layer and its header
 from steps import torch  # noqa: E402
-
-
-class Clock:
-    """NVML's SM clock and power, with host timestamps, every 2 ms while on."""
-
-    def __init__(self):
-        self.samples, self.on, self.stop, self.ok = [], False, False, False
-        try:
-            import pynvml
-            pynvml.nvmlInit()
-            self.nv, self.h, self.ok = pynvml, pynvml.nvmlDeviceGetHandleByIndex(0), True
-        except Exception as e:  # noqa: BLE001 - the call times stand without clocks
-            print(f"power.py: no NVML ({type(e).__name__}): clock and power columns stay empty", flush=True)
-        threading.Thread(target=self.run, daemon=True).start()
-
-    def run(self):
-        while not self.stop:
-            if self.on and self.ok:
-                self.samples.append((time.perf_counter(), self.nv.nvmlDeviceGetClockInfo(self.h, self.nv.NVML_CLOCK_SM),
-                                     self.nv.nvmlDeviceGetPowerUsage(self.h) / 1e3))
-            time.sleep(0.002)
 
 
 def workloads():
@@ -135,23 +113,22 @@ def measure(name, fn, clock, args, out):
         fn()
     torch.cuda.synchronize()
     time.sleep(args.idle)
-    clock.samples, clock.on = [], True
     starts, ends = [], []
-    first = torch.cuda.Event(enable_timing=True)
-    first.record()
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < args.seconds:
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        starts.append(s)
-        ends.append(e)
-        if len(ends) > 2:  # the host two calls ahead at most: the GPU never idles, and host time lines up with its
-            ends[-3].synchronize()
-    torch.cuda.synchronize()
-    clock.on = False
-    clocks = [((t - t0) * 1e3, mhz, watts) for t, mhz, watts in clock.samples]
+    with clock:
+        first = torch.cuda.Event(enable_timing=True)
+        first.record()
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < args.seconds:
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            fn()
+            e.record()
+            starts.append(s)
+            ends.append(e)
+            if len(ends) > 2:  # the host two calls ahead at most: the GPU never idles, and host time lines up with its
+                ends[-3].synchronize()
+        torch.cuda.synchronize()
+    clocks = [((t - t0) * 1e3, mhz, watts) for mhz, watts, t in clock.samples]
     series = [(name, list(zip(starts, ends)))]
     if hasattr(fn, "inner"):
         series.append((name + ".prefill", fn.inner[3:]))  # the warm-up calls' first
@@ -175,21 +152,19 @@ def main():
     args = p.parse_args()
     if torch is None or not torch.cuda.is_available():
         sys.exit("power.py: needs PyTorch with a CUDA GPU; none here")
+    import sweeps  # its NVML sampler
     os.makedirs(args.output, exist_ok=True)
-    clock = Clock()
+    clock = sweeps.Sampler()
+    if not clock.ok:
+        print("power.py: no NVML: clock and power columns stay empty", flush=True)
     with open(os.path.join(args.output, "power.csv"), "w") as out:
         out.write(steps.Out.header().replace("steps.py", "power.py") +
                   f"# each workload: {args.idle} s idle, then {args.seconds} s back to back; bins of {args.bin} ms\n"
                   "workload,t_ms,calls,mean_ms,sm_mhz,power_w\n")
         torch.manual_seed(0)
-        for name, make in workloads():
-            if args.only and name not in args.only.split(","):
-                continue
-            try:
-                measure(name, make(), clock, args, out)
-            except Exception as e:  # noqa: BLE001 - keep the other workloads
-                print(f"power.py: {name} failed: {type(e).__name__}: {e}", flush=True)
-            torch.cuda.empty_cache()
+        steps.run_sections("power.py", ((name, lambda name=name, make=make: measure(name, make(), clock, args, out))
+                                        for name, make in workloads()
+                                        if not args.only or name in args.only.split(",")))
     clock.stop = True
 
 

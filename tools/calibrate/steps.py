@@ -74,6 +74,18 @@ def graph_ms(fn, reps=20):
     return t
 
 
+def run_sections(script, sections):
+    """Runs each (name, fn) of `sections` in turn: one that fails is reported
+    as `script: name failed: ...` and the others still run (keep what they
+    measure), the allocator's cache emptied after each."""
+    for name, fn in sections:
+        try:
+            fn()
+        except Exception as e:  # noqa: BLE001 - keep what the other sections measure
+            print(f"{script}: {name} failed: {type(e).__name__}: {e}", flush=True)
+        torch.cuda.empty_cache()
+
+
 def kernel_table(fn):
     """(name, calls, total_us) of the GPU kernels one call of fn runs, from the profiler."""
     try:
@@ -347,14 +359,9 @@ def main():
     deadline = time.time() + args.budget
     out = Out(args.output)
     torch.manual_seed(0)
-    for name, fn in (("launch", lambda: measure_launch(out)),
-                     ("training", lambda: measure_training(out, deadline)),
-                     ("inference", lambda: measure_inference(out, Llama(args.layers), args, deadline))):
-        try:
-            fn()
-        except Exception as e:  # noqa: BLE001 - keep what the other sections measure
-            print(f"steps.py: {name} failed: {type(e).__name__}: {e}", flush=True)
-        torch.cuda.empty_cache()
+    run_sections("steps.py", (("launch", lambda: measure_launch(out)),
+                              ("training", lambda: measure_training(out, deadline)),
+                              ("inference", lambda: measure_inference(out, Llama(args.layers), args, deadline))))
 
 
 if __name__ == "__main__":

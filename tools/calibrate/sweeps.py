@@ -41,7 +41,8 @@ except ImportError:
 
 
 class Sampler:
-    """SM clock (MHz) and power (W) sampled by NVML while a window is open."""
+    """SM clock (MHz), power (W) and the host's time.perf_counter() of each
+    sample, by NVML every 2 ms while a window is open."""
 
     def __init__(self):
         self.ok = False
@@ -60,7 +61,7 @@ class Sampler:
             if self.on:
                 try:
                     self.samples.append((self.nv.nvmlDeviceGetClockInfo(self.h, self.nv.NVML_CLOCK_SM),
-                                         self.nv.nvmlDeviceGetPowerUsage(self.h) / 1e3))
+                                         self.nv.nvmlDeviceGetPowerUsage(self.h) / 1e3, time.perf_counter()))
                 except Exception:  # noqa: BLE001
                     pass
             time.sleep(0.002)
@@ -293,15 +294,11 @@ def main():
     s = Sampler()
     out = Out(os.path.join(args.output, "sweeps.csv"), s)
     torch.manual_seed(0)
-    for name, fn in (("gemm_power", gemm_power), ("gemv", gemv), ("norm", norms), ("attention", attention),
-                     ("gemm_grid", gemm_grid), ("eager_ops", eager_ops)):
-        if name not in args.only.split(","):
-            continue
-        try:
-            fn(out, s)
-        except Exception as e:  # noqa: BLE001 - keep the other sweeps
-            print(f"sweeps.py: {name} failed: {type(e).__name__}: {e}", flush=True)
-        torch.cuda.empty_cache()
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import steps
+    steps.run_sections("sweeps.py", ((name, lambda fn=fn: fn(out, s)) for name, fn in (
+        ("gemm_power", gemm_power), ("gemv", gemv), ("norm", norms), ("attention", attention),
+        ("gemm_grid", gemm_grid), ("eager_ops", eager_ops)) if name in args.only.split(",")))
     s.stop = True
 
 
