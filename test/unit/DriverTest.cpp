@@ -144,7 +144,7 @@ TEST(DriverTest, ReaderRejectsWhatTheWriterNeverWrites) {
 TEST(DriverTest, TableAndCsvRows) {
   PointResult r = trainingResult();
   EXPECT_EQ(csvRow(r), R"("train","shapes","tp=4 gpu=a100","training",true,"",16,73839304704,85899345920,)"
-                       R"(4.257,0.582,61575.5,3.1,1e-05,0.1,1.057,,,,,,,,,,,,)");
+                       R"(4.257,0.582,61575.5,3.1,1e-05,0.1,1.057,,,,,,,,,,,,,,)");
   std::string row;
   llvm::raw_string_ostream os(row);
   printResultRow(r, os);
@@ -155,7 +155,19 @@ TEST(DriverTest, TableAndCsvRows) {
   r.memory.reset();
   r.feasible = false;
   r.reason = "say \"no\"";
-  EXPECT_EQ(csvRow(r), R"("train","shapes","tp=4 gpu=a100","training",false,"say 'no'",16,,,,,,,,,,,,,,,,,,,,,)");
+  EXPECT_EQ(csvRow(r), R"("train","shapes","tp=4 gpu=a100","training",false,"say 'no'",16,,,,,,,,,,,,,,,,,,,,,,,)");
+  // A search's layout left out: its bound, and the layout that beat it.
+  r = trainingResult();
+  r.training.reset();
+  r.faultStudies.clear();
+  r.bound = 4.5;
+  r.dominatedBy = "tp=8";
+  EXPECT_EQ(csvRow(r), R"("train","shapes","tp=4 gpu=a100","training",true,"",16,73839304704,85899345920,)"
+                       R"(,,,,,,,,,,,,,,,,,,,4.5,"tp=8")");
+  row.clear();
+  printResultRow(r, os);
+  EXPECT_EQ(row, "train                tp=4 gpu=a100                     16  68.77 GiB              >= 4.5 s      -"
+                 "           -  skipped: tp=8 ran faster and no heavier\n");
 }
 
 TEST(DriverTest, NumberForms) {

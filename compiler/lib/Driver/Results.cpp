@@ -87,6 +87,7 @@ PointResult makeResult(const ExperimentPoint &p, const RunResult *run) {
     out.occupancy = s.occupancy;
   }
   r.faultStudies = run->faultStudies;
+  r.bound = run->lowerBound;
   return r;
 }
 
@@ -131,6 +132,8 @@ std::string resultJson(const PointResult &r, llvm::StringRef fingerprint) {
         writeNumber(j, "peak_bytes", r.memory->peak, JsonNumber::Whole);
         writeNumber(j, "capacity_bytes", r.memory->capacity, JsonNumber::Whole);
       });
+    if (r.bound) writeNumber(j, "bound_s", *r.bound);
+    if (!r.dominatedBy.empty()) j.attribute("dominated_by", r.dominatedBy);
     if (const auto &t = r.training) {
       writeNumber(j, "step_time_s", t->stepTime);
       if (r.workload != Workload::Replay) { // a profile says no model FLOPs or tokens
@@ -302,7 +305,8 @@ static bool fromJSON(const llvm::json::Value &v, PointResult &r, llvm::json::Pat
   if (!o || !o.map("experiment", r.experiment) || !o.map("sweep", r.sweep) || !o.map("label", r.label) ||
       !o.map("workload", workload) || !o.map("feasible", r.feasible) || !o.map("reason", r.reason) ||
       !o.map("gpus", r.gpus) || !o.map("memory", r.memory) || !o.mapOptional("fault_studies", r.faultStudies) ||
-      !o.mapOptional("error", r.error))
+      !o.mapOptional("error", r.error) || !o.mapOptional("bound_s", r.bound) ||
+      !o.mapOptional("dominated_by", r.dominatedBy))
     return false;
   if (const llvm::json::Value *pareto = v.getAsObject()->get("pareto")) {
     r.search = true;

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "rapid/Driver/Run.h"
 
+#include "Bound.h"
 #include "Hierarchical.h"
 #include "Probes.h"
 #include "SimMemo.h"
@@ -56,6 +57,9 @@ struct PointSim {
   /// Hierarchical runs: rank 0's blocks in the layer probe, which the
   /// pipeline level runs as single ops (trainingFigures splits them).
   std::optional<run::BlockShares> blocks;
+  /// Asked for: the step's lower bound (Bound.h); filled where it is known.
+  bool wantBound = false;
+  std::optional<double> bound;
 };
 
 ExposedByGroup exposedByGroup(const engine::RankResult &r0, const std::map<int, ir::Group> &kinds) {
@@ -181,6 +185,7 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
     llvm::Expected<engine::SimResult> res =
         simulate(prog, point, Spans::Rank0, timeline, &extra, out.kinds, nullptr, nullptr, out.timelineRanks);
     if (res) out.layer = run::firstLayerTimes(run::blockTimes(prog, *res, layout));
+    if (out.wantBound) out.bound = run::stepLowerBound(prog, run::computeBlockTimes(prog));
     return res;
   }
   bool faulted = !extra.empty() || (point.faults && !point.faults->links.empty());
@@ -218,6 +223,7 @@ llvm::Expected<engine::SimResult> simulatePoint(const ir::Program &prog, const E
     if (!t) return t.takeError();
     times = std::move(*t);
     out.blocks = blockShares(rank0, out.kinds);
+    if (out.wantBound && !faulted) out.bound = run::stepLowerBound(prog, times);
   }
   if (touched && !touched->empty()) {
     llvm::Expected<Probe> hit = runProbe(prog, point, true, &extra, &*touched, out.kinds);
@@ -272,6 +278,18 @@ run::SimMemo<Simulated> &memo() {
   return m;
 }
 
+/// The lower bound alone (Bound.h): a flattened run's from its blocks'
+/// compute ops, a hierarchical run's from its layer probe.
+llvm::Expected<double> lowerBound(const ir::Program &prog, const ExperimentPoint &point, bool hierarchical,
+                                  bool reduce) {
+  if (!hierarchical) return run::stepLowerBound(prog, run::computeBlockTimes(prog));
+  std::map<int, ir::Group> kinds;
+  run::Reduction red = reduce ? run::reduce(prog, networkSpec(point), false) : run::Reduction{};
+  llvm::Expected<run::BlockTimes> times = cleanBlockTimes(prog, point, reduce, red, kinds, nullptr);
+  if (!times) return times.takeError();
+  return run::stepLowerBound(prog, *times);
+}
+
 /// The time a run reports: step time for training, total latency for inference.
 double headline(const RunResult &r, bool training) { return training ? r.stepTime : r.total; }
 
@@ -301,8 +319,16 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
     for (const RandomFaultSpec &rf : point.faults->random) runs += double(rf.samples);
   r.hierarchical = training && (opts.mode == SimMode::Hierarchical || opts.mode == SimMode::HierarchicalAll ||
                                 (opts.mode == SimMode::Auto && flattenedNodes(prog) * runs > kFlattenedLimit));
-  if (prog.layerBlocks && !r.hierarchical) prog = compilePoint(point, {});
   bool reduce = opts.mode != SimMode::HierarchicalAll;
+  bool bounded = training && point.search && !point.faults;
+  if (opts.boundOnly && bounded) {
+    // Microbatch 0's ops are whole in either program: no second compile.
+    llvm::Expected<double> b = lowerBound(prog, point, r.hierarchical, reduce);
+    if (!b) return b.takeError();
+    r.lowerBound = *b;
+    return r;
+  }
+  if (prog.layerBlocks && !r.hierarchical) prog = compilePoint(point, {});
   std::optional<Clean> clean; // what fault samples do not reach
   // Points that simulate alike share one simulation (SimMemo.h); faults and
   // timelines are a point's own.
@@ -313,6 +339,7 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
   auto figures = [&](std::vector<net::Fault> extra, const std::string &timeline) -> llvm::Expected<RunResult> {
     PointSim sim;
     sim.timelineRanks = opts.timelineRanks.empty() ? nullptr : &opts.timelineRanks;
+    sim.wantBound = bounded;
     std::optional<Simulated> known = key ? memo().find(*key) : std::nullopt;
     llvm::Expected<engine::SimResult> res =
         known ? llvm::Expected<engine::SimResult>(std::move(known->res))
@@ -330,6 +357,7 @@ llvm::Expected<RunResult> runPoint(const ExperimentPoint &point, const RunOption
     out.events = res->events;
     out.simulatedRanks = sim.ranks;
     out.replayed = sim.replayed;
+    out.lowerBound = sim.bound;
     std::tie(out.layerForward, out.layerBackward) = sim.layer;
     training ? trainingFigures(out, *res, sim, prog, point) : inferenceFigures(out, *res, prog, point);
     return out;

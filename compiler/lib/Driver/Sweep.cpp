@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 namespace rapid {
 namespace {
@@ -47,10 +48,11 @@ std::map<std::string, Finished> readJournal(const std::string &path) {
 
 /// Best first: feasible before pruned and failed, serving points that meet
 /// their SLO before those that miss it, then by step time (training), total
-/// latency (inference) or mean end-to-end latency (serving).
-std::pair<int, double> sortKey(const PointResult &r) {
-  if (!r.feasible || !r.error.empty()) return {2, INFINITY};
-  return {r.serving && !r.serving->sloMissed.empty() ? 1 : 0, r.headline().value_or(INFINITY)};
+/// latency (inference) or mean end-to-end latency (serving). A search's layouts left out follow those simulated, by their bounds.
+std::tuple<int, double, double> sortKey(const PointResult &r) {
+  if (!r.feasible || !r.error.empty()) return {2, INFINITY, INFINITY};
+  return {r.serving && !r.serving->sloMissed.empty() ? 1 : 0, r.headline().value_or(INFINITY),
+          r.bound.value_or(INFINITY)};
 }
 
 void writeResults(const std::string &prefix, std::vector<PointResult> results, DiagnosticEngine &diags) {
@@ -104,6 +106,63 @@ PointResult resumed(PointResult r, decltype(PointResult::point) point) {
   return r;
 }
 
+/// A search's training layout without faults: its step time has a lower
+/// bound (Bound.h), so the search can leave it out where that bound
+/// cannot reach the front.
+bool boundable(const ExperimentPoint &p) { return p.search && p.feasible && p.isTraining() && !p.faults; }
+
+/// A layout bounded but neither simulated nor left out yet.
+bool pending(const PointResult &r) {
+  return r.bound && r.feasible && r.error.empty() && !r.headline() && r.dominatedBy.empty();
+}
+
+/// Layouts a search decides together: each is left out only for layouts of
+/// earlier waves, which makes what is simulated independent of -j, of MPI
+/// ranks and of a resumed journal.
+constexpr size_t kWave = 8;
+
+/// Runs the pending layouts of every search in the order of their bounds,
+/// a wave at a time (`run`): a layout is left out (`skipped`, its
+/// `dominatedBy` set) when a layout of an earlier wave took less time than
+/// its bound and no more memory, which makes it strictly slower and no
+/// lighter: not on the Pareto front, and not the best. Ties in the bound
+/// keep the point order.
+llvm::Error runBounded(std::vector<PointResult> &results,
+                       llvm::function_ref<llvm::Error(const std::vector<size_t> &)> run,
+                       llvm::function_ref<void(size_t)> skipped) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < results.size(); ++i)
+    if (results[i].search && results[i].bound && results[i].feasible && results[i].error.empty() && results[i].memory)
+      order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return *results[a].bound < *results[b].bound; });
+  std::vector<size_t> ran; // layouts simulated in earlier waves
+  for (size_t w = 0; w < order.size(); w += kWave) {
+    std::vector<size_t> wave(order.begin() + w, order.begin() + std::min(order.size(), w + kWave)), now;
+    for (size_t i : wave) {
+      PointResult &r = results[i];
+      if (!pending(r)) continue;
+      // Simulated times are whole nanoseconds: a margin keeps a bound that
+      // rounding put a hair above its own step from leaving anything out.
+      double beaten = *r.bound * (1 - 1e-9) - 2e-9;
+      auto faster = std::find_if(ran.begin(), ran.end(), [&](size_t j) {
+        const PointResult &e = results[j];
+        return e.experiment == r.experiment && e.sweep == r.sweep && *e.headline() < beaten &&
+               e.memory->peak <= r.memory->peak;
+      });
+      if (faster == ran.end()) {
+        now.push_back(i);
+        continue;
+      }
+      r.dominatedBy = results[*faster].label;
+      skipped(i);
+    }
+    if (llvm::Error e = run(now)) return e;
+    for (size_t i : wave)
+      if (results[i].headline() && results[i].feasible && results[i].error.empty()) ran.push_back(i);
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
 
 std::string pointFingerprint(const ExperimentPoint &point, SimMode mode) {
@@ -154,6 +213,7 @@ llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPo
   for (size_t i = 0; i < points.size(); ++i) {
     results[i] = makeResult(points[i], nullptr);
     fingerprints[i] = pointFingerprint(points[i], opts.mode);
+    if (opts.boundSearches && boundable(points[i])) fingerprints[i] += "b"; // its result may be a bound alone
     everyPoint = llvm::xxh3_64bits(fingerprints[i] + llvm::utohexstr(everyPoint));
     auto it = done.find(results[i].key());
     bool same = it != done.end() && it->second.fingerprint == fingerprints[i];
@@ -182,34 +242,53 @@ llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPo
     if (journal) journal->add(line);
     if (opts.progress) llvm::errs() << fmt::format("\r[{}/{}] points", ++finished, todo.size());
   };
-  auto run = [&](size_t t) -> llvm::Expected<std::string> {
-    size_t i = todo[t];
+  // Evaluates point i: in full, or (boundOnly) as far as its lower bound.
+  // A bound alone is not a result yet: it goes to no journal.
+  auto evaluate = [&](size_t i, bool boundOnly) -> llvm::Expected<std::string> {
     const ExperimentPoint &p = points[i];
     if (p.feasible) {
       RunOptions ro;
       ro.mode = opts.mode;
       ro.jobs = todo.size() == 1 ? opts.jobs : 1; // one point: its fault samples in parallel
+      ro.boundOnly = boundOnly;
       if (i == opts.timelinePoint && (todo.size() > 1 || root)) {
         ro.timeline = opts.timeline;
         ro.timelineRanks = opts.timelineRanks;
       }
+      std::optional<double> bound = results[i].bound; // the one the search ordered it by
       llvm::Expected<RunResult> res = runPoint(p, ro);
       results[i] = res ? makeResult(p, &*res) : failedResult(p, llvm::toString(res.takeError()));
+      if (bound) results[i].bound = bound;
     }
     std::string line = resultJson(results[i], fingerprints[i]);
-    record(line);
+    if (!pending(results[i])) record(line);
     return line;
   };
   // A point computed on another MPI rank arrives as its journal line.
-  auto adopt = [&](size_t t, std::string line) {
-    size_t i = todo[t];
+  auto adopt = [&](size_t i, std::string line) {
     llvm::Expected<PointResult> r = readResult(line);
     results[i] = r ? resumed(std::move(*r), std::move(results[i].point))
                    : failedResult(points[i], llvm::toString(r.takeError()));
-    record(line);
+    if (!pending(results[i])) record(line);
+  };
+  auto evaluateAll = [&](const std::vector<size_t> &which, bool boundOnly) {
+    return mpi::distributedFor(
+        which.size(), opts.jobs, [&](size_t t) { return evaluate(which[t], boundOnly); },
+        [&](size_t t, std::string line) { adopt(which[t], std::move(line)); });
+  };
+  // A search's layouts are bounded first, then run best bound first
+  // (runBounded); the rest run as they come.
+  auto phases = [&]() -> llvm::Error {
+    std::vector<size_t> direct, bounded;
+    for (size_t i : todo) (opts.boundSearches && boundable(points[i]) ? bounded : direct).push_back(i);
+    if (llvm::Error e = evaluateAll(direct, false)) return e;
+    if (llvm::Error e = evaluateAll(bounded, true)) return e;
+    return runBounded(
+        results, [&](const std::vector<size_t> &wave) { return evaluateAll(wave, false); },
+        [&](size_t i) { record(resultJson(results[i], fingerprints[i])); });
   };
   // One point runs on every rank, its fault samples spread over them.
-  llvm::Error failure = todo.size() == 1 ? run(0).takeError() : mpi::distributedFor(todo.size(), opts.jobs, run, adopt);
+  llvm::Error failure = todo.size() == 1 ? evaluate(todo[0], false).takeError() : phases();
   mpi::settle();
   if (opts.progress && !todo.empty()) llvm::errs() << "\n";
   if (failure) return failure;

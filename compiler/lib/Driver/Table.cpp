@@ -22,6 +22,7 @@ std::string seconds(double s) { return formatSeconds(Seconds(s)); }
 std::string status(const PointResult &r) {
   if (!r.error.empty()) return "failed: " + r.error;
   if (!r.reason.empty()) return "pruned: " + r.reason;
+  if (!r.dominatedBy.empty()) return "skipped: " + r.dominatedBy + " ran faster and no heavier";
   return r.serving && !r.serving->sloMissed.empty() ? "misses SLO: " + r.serving->sloMissed : "ok";
 }
 
@@ -44,6 +45,8 @@ void printResultRow(const PointResult &r, llvm::raw_ostream &os) {
   } else if (const auto &i = r.inference) {
     time = seconds(i->ttft) + " / " + seconds(i->itl);
     tps = fmt::format("{:.0f}", i->tokensPerSecond);
+  } else if (r.bound && !r.dominatedBy.empty()) { // a search did not simulate it: at least this long
+    time = ">= " + seconds(*r.bound);
   } else if (const auto &s = r.serving) { // medians; the line below has the tails
     time = seconds(s->ttft.p50) + " / " + seconds(s->itl.p50);
     tps = fmt::format("{:.0f}", s->outputTokensPerSecond);
@@ -86,7 +89,9 @@ void printSearchSummary(const std::vector<PointResult> &results, llvm::raw_ostre
       if (!best || *r.headline() < *best->headline()) best = &r;
     }
     size_t ran = std::count_if(all.begin(), all.end(), [](const PointResult *r) { return r->feasible && r->error.empty(); });
+    size_t skipped = std::count_if(all.begin(), all.end(), [](const PointResult *r) { return !r->dominatedBy.empty(); });
     os << fmt::format("search {}: {} of {} layouts fit", name, ran, all.size());
+    if (skipped) os << fmt::format(" ({} simulated, {} bounded out)", ran - skipped, skipped);
     if (!best) {
       os << "\n";
       continue;
@@ -111,7 +116,8 @@ void printSearchSummary(const std::vector<PointResult> &results, llvm::raw_ostre
 std::string csvHeader() {
   return "experiment,sweep,point,workload,feasible,reason,gpus,peak_bytes,capacity_bytes,step_time_s,mfu,"
          "tokens_per_s,compute_s,exposed_communication_s,pipeline_bubble_s,idle_s,ttft_s,itl_s,total_s,requests_per_s,"
-         "ttft_p50_s,ttft_p99_s,itl_p50_s,itl_p99_s,e2e_p50_s,e2e_p99_s,slo_attainment,goodput_requests_per_s";
+         "ttft_p50_s,ttft_p99_s,itl_p50_s,itl_p99_s,e2e_p50_s,e2e_p99_s,slo_attainment,goodput_requests_per_s,bound_s,"
+         "dominated_by";
 }
 
 namespace {
@@ -197,7 +203,7 @@ std::string csvRow(const PointResult &r) {
   // The tokens/s column: output tokens for serving, as vLLM's benchmark reports.
   double tps = train ? t.tokensPerSecond : infer ? i.tokensPerSecond : s.outputTokensPerSecond;
   bool rates = r.workload != Workload::Replay; // a profile says no model FLOPs or tokens
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                      text(r.experiment),
                      text(r.sweep),
                      text(r.label), text(std::string(nameOf(r.workload))), r.feasible && r.error.empty(),
@@ -209,7 +215,8 @@ std::string csvRow(const PointResult &r) {
                      num(infer, i.itl), num(infer, i.total), num(serving, s.requestsPerSecond),
                      num(serving, s.ttft.p50), num(serving, s.ttft.p99), num(serving, s.itl.p50),
                      num(serving, s.itl.p99), num(serving, s.e2e.p50), num(serving, s.e2e.p99),
-                     num(serving, s.sloAttainment), num(serving, s.goodput));
+                     num(serving, s.sloAttainment), num(serving, s.goodput), num(r.bound.has_value(), r.bound.value_or(0)),
+                     r.dominatedBy.empty() ? "" : text(r.dominatedBy));
 }
 
 } // namespace rapid

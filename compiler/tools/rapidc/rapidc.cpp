@@ -86,6 +86,10 @@ cl::list<std::string> only("only", cl::CommaSeparated, cl::value_desc("NAME,..."
                           cl::cat(category));
 cl::opt<bool> resume("resume", cl::desc("skip the points a killed run with the same --output finished"),
                      cl::cat(category));
+cl::opt<bool> everyLayout("every-layout",
+                          cl::desc("a search simulates every layout that fits, not only those its best and its "
+                                   "Pareto front can come from"),
+                          cl::cat(category));
 cl::opt<SimMode> simMode("mode", cl::desc("how training points are simulated"), cl::init(SimMode::Auto),
                         cl::values(clEnumValN(SimMode::Auto, "auto", "hierarchical for large runs (default)"),
                                    clEnumValN(SimMode::Flattened, "flattened", "every op of every microbatch"),
@@ -273,6 +277,7 @@ int runAll(const Program &prog, DiagnosticEngine &diags) {
   so.timelinePoint = timelinePoint;
   if (!rankListOption(timelineRanks, "--timeline-ranks", so.timelineRanks, diags)) return 1;
   so.mode = simMode;
+  so.boundSearches = !everyLayout;
   so.diags = &diags;
   if (resume && outputPrefix.empty()) {
     diags.report(DiagID::BadOption, {}, "--resume needs --output PREFIX: it continues PREFIX.jsonl.partial");

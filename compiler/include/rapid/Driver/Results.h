@@ -77,6 +77,11 @@ struct PointResult {
   /// From a `search`: whether no other layout of it is both faster and
   /// lighter (markPareto).
   bool search = false, pareto = false;
+  /// A search's training layout: a lower bound on its step time (seconds,
+  /// docs/language.md "search"); and, when it was not simulated because a
+  /// layout that ran is faster than that bound and no heavier, that layout.
+  std::optional<double> bound;
+  std::string dominatedBy;
 
   /// The time points are ranked by: step time, total latency, or a served
   /// request's mean end-to-end latency.

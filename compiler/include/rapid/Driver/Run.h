@@ -15,6 +15,7 @@
 #include "llvm/Support/Error.h"
 
 #include <functional>
+#include <optional>
 
 namespace rapid {
 
@@ -63,6 +64,10 @@ struct RunResult {
   /// "none", "data_parallel" or "all" (docs/simulation.md).
   std::string replayed = "none";
   std::vector<FaultStudy> faultStudies;
+  /// A search's training point without faults: a lower bound on its step
+  /// time (Bound.h), from its blocks' probed times (hierarchical) or their
+  /// compute ops (flattened).
+  std::optional<double> lowerBound;
 };
 
 /// How a training point is simulated (RAPID-LLM's two modes). Flattened:
@@ -80,6 +85,9 @@ struct RunOptions {
   std::vector<int64_t> timelineRanks; ///< only these ranks' events in it (empty: every rank's)
   SimMode mode = SimMode::Auto;
   unsigned jobs = 1;    ///< fault-study samples simulated at once
+  /// Stop at the lower bound (a search's training point): compile, check
+  /// memory and probe the layers, but do not simulate the step.
+  bool boundOnly = false;
 };
 
 /// Draws the faults of every sample of every `random` section of the point's

@@ -15,6 +15,13 @@ struct SweepOptions {
   size_t timelinePoint = 0;
   std::vector<int64_t> timelineRanks; ///< the ranks the timeline shows; empty: every rank
   SimMode mode = SimMode::Auto;
+  /// A search simulates only the layouts its best and its Pareto front can
+  /// come from: each layout's step time is first bounded from below (its
+  /// layer probe), then layouts run in the order of their bounds, and one
+  /// whose bound a faster, no heavier layout already beats is reported with
+  /// its bound and that layout instead (docs/language.md, "search"). Off:
+  /// every layout that fits is simulated.
+  bool boundSearches = true;
   /// Where a stale journal and files that cannot be written are reported.
   DiagnosticEngine *diags = nullptr;
 };
