@@ -1,8 +1,11 @@
 //===- CostTest.cpp - Wave, occupancy and tile arithmetic of the cost model ===//
 #include "rapid/Cost/Pointwise.h"
 #include "rapid/Cost/Gemm.h"
+#include "rapid/Cost/Power.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 using namespace rapid;
 using namespace rapid::cost;
@@ -222,4 +225,29 @@ TEST(Attention, NaiveMovesTheScoreMatrix) {
   EXPECT_DOUBLE_EQ(naive.softmax.bytes.hbm.value(), 2 * scores);
   EXPECT_GE(naive.bytes.hbm.value(), 4 * scores);
   EXPECT_LT(flashAttention(g, s, Pass::Forward).bytes.hbm.value(), scores);
+}
+
+// The power balance of Cost/Power.h with the H100 figures of
+// power_h100_mix.csv (tensor cores 1,000 W and the rest 420 W at boost, a
+// 700 W limit, power as speed^2.15) reproduces the mix table of
+// docs/validation.md: the product's slowdown at tensor duties 0.39, 0.60,
+// 0.75, 0.88 and 1.00 was measured 1.00, 1.07, 1.14, 1.18, 1.18.
+TEST(Power, TheMixTableOfAnH100) {
+  GpuSpec g = testGpu();
+  g.powerTensor = 1000.0 / 700, g.powerOther = 420.0 / 700, g.powerExponent = 2.15;
+  EXPECT_EQ(powerSlowdown(g, 0.39), 1.0); // within the limit: the boost clock
+  EXPECT_NEAR(powerSlowdown(g, 0.60), 1.06, 0.01);
+  EXPECT_NEAR(powerSlowdown(g, 0.75), 1.12, 0.01);
+  EXPECT_NEAR(powerSlowdown(g, 0.88), 1.15, 0.01);
+  EXPECT_NEAR(powerSlowdown(g, 1.00), std::pow(1000.0 / 700, 1 / 2.15), 1e-12); // the full-duty row: 1.18
+  // The GPU at a duty: its clock-bound rates divided by the slowdown.
+  EXPECT_DOUBLE_EQ(atDuty(g, 1.0).calibrationCompute, 1 / powerSlowdown(g, 1.0));
+}
+
+TEST(Power, WithoutAPowerModelTheClockHolds) {
+  GpuSpec g = testGpu();
+  EXPECT_EQ(powerSlowdown(g, 1.0), 1.0);
+  g.powerTensor = 2;
+  EXPECT_EQ(powerSlowdown(g, 0.0), 1.0); // no tensor-core work
+  EXPECT_TRUE(atDuty(testGpu(), 1.0) == testGpu());
 }

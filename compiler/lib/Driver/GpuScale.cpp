@@ -2,6 +2,7 @@
 
 #include "rapid/Driver/GpuScale.h"
 
+#include "rapid/Cost/Power.h"
 #include "rapid/Cost/Attention.h"
 #include "rapid/Cost/Gemm.h"
 #include "rapid/Profile/ExecGraph.h"
@@ -54,7 +55,10 @@ double seconds(const GpuSpec &g, const ShapedOp &op) {
 
 } // namespace
 
-DeviceScale gpuScale(const GpuSpec &f, const GpuSpec &t) {
+DeviceScale gpuScale(const GpuSpec &fromGpu, const GpuSpec &toGpu) {
+  // A profiled iteration keeps the tensor cores busy: both GPUs at the clock
+  // their power limits hold there (Cost/Power.h), as kernel tables are costed.
+  GpuSpec f = cost::atDuty(fromGpu, 1.0), t = cost::atDuty(toGpu, 1.0);
   cost::GemmShape typical{4096, 4096, 4096, 1, DType::BF16};
   double hbm = cost::hbmRate(f).value() / cost::hbmRate(t).value();
   double gemmRatio = seconds(t, typical) / seconds(f, typical);

@@ -18,11 +18,13 @@
 #include "KvTransfer.h"
 #include "Workload.h"
 
+#include "rapid/Cost/Power.h"
 #include "rapid/IR/RankLayout.h"
 #include "rapid/Lower/Lower.h"
 #include "rapid/Passes/Pipeline.h"
 
 #include <cmath>
+#include <deque>
 #include <fmt/format.h>
 #include <map>
 #include <memory>
@@ -51,7 +53,7 @@ public:
     double swap = double(s.swapBlocks) * blockBytes / point.gpu.hostBandwidth.value();
     double host = point.stack.stepOverhead.value() +
                   double(s.decodeSeqs + int64_t(s.prefill.size())) * point.stack.sequenceOverhead.value();
-    return *t + *d + host + swap;
+    return *t + *d + host + swap + heldClock(s, *t);
   }
 
   /// The model's forward over the step's tokens: body, attention, head.
@@ -68,10 +70,15 @@ public:
     }
     double attention =
         timeOf(lower::serveAttention(shard, chunks, s.decodeSeqs, s.decodeKv, s.tokens - chunkTokens), decodeOnly);
+    stepTensor = tensorAt(std::max(s.tokens, s.groupTokens), decodeOnly) + lastTensor * double(point.model.layers);
     auto [it, fresh] = heads.try_emplace({s.sampled, decodeOnly}, 0.0);
     if (fresh) it->second = timeOf(lower::serveHead(shard, s.sampled), decodeOnly);
     return *b + attention * double(point.model.layers) + it->second;
   }
+
+  /// The last pass's tensor-core seconds at the boost clock, over its
+  /// stages: the body's, and the attention of every layer.
+  double stepTensor = 0;
 
   double blockBytes = 0; ///< one KV block on the GPU that holds the most layers
   /// Speculative decoding: the draft's costs (serving.draft, or a one-layer
@@ -79,6 +86,27 @@ public:
   std::unique_ptr<StepCosts> draft;
 
 private:
+  /// Under a power limit (Cost/Power.h) the step's tensor-core kernels
+  /// (`stepTensor`, taking `boost` seconds in all at the boost clock) run
+  /// at the clock the replica's GPUs hold: the one its tensor-core duty
+  /// over the window before the step and the step itself allows. After
+  /// idle a burst runs at the boost clock; a long prefill settles lower,
+  /// as the measured GPUs do within about 100 ms (power_h100.csv). The
+  /// seconds it adds.
+  double heldClock(const serve::StepShape &s, double boost) {
+    const GpuSpec &g = point.gpu;
+    if (g.powerTensor <= 0) return 0;
+    double window = g.powerWindow.value(), perGpu = stepTensor / double(point.parallel.pp);
+    std::deque<std::pair<double, double>> &ran = recent[s.replica]; // (start, tensor seconds a GPU)
+    while (!ran.empty() && ran.front().first < s.start - window) ran.pop_front();
+    double tensor = perGpu;
+    for (const auto &r : ran) tensor += r.second;
+    double f = cost::powerSlowdown(g, tensor / (window + boost));
+    ran.emplace_back(s.start, perGpu);
+    return (f - 1) * stepTensor;
+  }
+  std::map<int64_t, std::deque<std::pair<double, double>>> recent;
+
   /// The draft's part of a speculative step: a first pass over the step's
   /// prompt chunks (the draft keeps its own cache of them) and one token of
   /// each speculating decode, then one pass per further draft, one after
@@ -122,15 +150,32 @@ private:
     llvm::Expected<double> t = finishSeconds(prog, point, replica);
     if (!t) return t.takeError();
     bodies[{tokens, decodeOnly}] = *t;
+    double tensor = 0; // over the stages, which the step runs one after another
+    for (const ir::Graph &g : prog.stages)
+      for (const ir::Op &op : g.ops)
+        if (onTensorCores(op)) tensor += op.time.value();
+    tensors[{tokens, decodeOnly}] = tensor;
     return *t;
   }
 
+  /// The body's tensor-core seconds at `tokens`, as body() interpolates.
+  double tensorAt(int64_t tokens, bool decodeOnly) const {
+    int64_t step = tokens <= 64 ? 1 : int64_t(1) << (63 - __builtin_clzll(uint64_t(tokens)) - 4);
+    int64_t lo = tokens / step * step;
+    double a = tensors.at({lo, decodeOnly});
+    if (lo == tokens) return a;
+    return a + (tensors.at({lo + step, decodeOnly}) - a) * double(tokens - lo) / double(step);
+  }
+
+  /// The ops' time; their tensor-core kernels' in lastTensor.
   double timeOf(std::vector<ir::Op> ops, bool decodeOnly) {
     double t = 0;
+    lastTensor = 0;
     for (ir::Op &op : ops) {
       op.micro = decodeOnly ? 1 : 0; // what decides the launch cost, as in the body
       costOp(op, point, memo);
       t += op.time.value();
+      if (onTensorCores(op)) lastTensor += op.time.value();
     }
     return t;
   }
@@ -138,7 +183,8 @@ private:
   const ExperimentPoint &point;
   lower::Shard shard;
   std::vector<int64_t> replica; ///< the ranks of data-parallel replicas 0 to ep - 1
-  std::map<std::pair<int64_t, bool>, double> bodies, heads;
+  std::map<std::pair<int64_t, bool>, double> bodies, heads, tensors;
+  double lastTensor = 0;
   CostMemo memo;
 };
 

@@ -12,8 +12,10 @@
 #include "rapid/Passes/Pipeline.h"
 
 #include "rapid/Cost/Pointwise.h"
+#include "rapid/Cost/Power.h"
 #include "rapid/Spec/Specs.h"
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -81,9 +83,8 @@ cost::KernelCost costOf(const GpuSpec &gpu, const StackSpec &stack, const Op &op
 /// Decode steps are units 1.. of an inference program (unit 0 is the prefill).
 bool inDecodeStep(const Op &op, bool training) { return !training && op.micro >= 1; }
 
-} // namespace
-
-void costOp(Op &op, const ExperimentPoint &point, CostMemo &memo) {
+/// Gives `op` its time on `gpu`.
+void costOn(Op &op, const GpuSpec &gpu, const ExperimentPoint &point, CostMemo &memo) {
   if (op.isComm()) {
     op.bound = ir::Bound::Network;
     return;
@@ -92,7 +93,7 @@ void costOp(Op &op, const ExperimentPoint &point, CostMemo &memo) {
   CostMemo::Key key{op.kind, op.shape.m, op.shape.n, op.shape.k, op.shape.batch, op.dtype,
                     op.causal, op.dropout, op.phase == ir::Phase::Backward, op.bytes, op.flops, op.kernels};
   auto it = memo.costs.find(key);
-  if (it == memo.costs.end()) it = memo.costs.emplace(key, costOf(point.gpu, point.stack, op)).first;
+  if (it == memo.costs.end()) it = memo.costs.emplace(key, costOf(gpu, point.stack, op)).first;
   cost::KernelCost c = cost::launched(it->second, cost::launchCost(point.stack, inDecodeStep(op, point.isTraining())));
   op.time = c.time;
   op.bound = boundOf(c.bound);
@@ -102,19 +103,64 @@ void costOp(Op &op, const ExperimentPoint &point, CostMemo &memo) {
   op.smemBytes = t.smem.value();
 }
 
-void costPass(ir::Program &prog, const ExperimentPoint &point) {
-  // The points of a sweep or search mostly share their GPU and stack, and
-  // with them most shapes: each thread keeps the costs of the last pair.
+/// The GPU's costs at one clock: each thread keeps the last GPU and
+/// stack's. The points of a sweep or search mostly share them, and with
+/// them most shapes; a power state is another GPU to it.
+CostMemo &memoFor(const GpuSpec &gpu, const StackSpec &stack) {
   struct Shared {
     GpuSpec gpu;
     StackSpec stack;
     CostMemo memo;
   };
-  thread_local std::optional<Shared> shared;
-  if (!shared || shared->gpu != point.gpu || shared->stack != point.stack)
-    shared.emplace(Shared{point.gpu, point.stack, {}});
-  for (ir::Graph &g : prog.stages)
-    for (Op &op : g.ops) costOp(op, point, shared->memo);
+  thread_local std::deque<Shared> shared; // the last few: a point's boost clock and its stages' held ones
+  for (Shared &s : shared)
+    if (s.gpu == gpu && s.stack == stack) return s.memo;
+  if (shared.size() == 4) shared.pop_front();
+  return shared.emplace_back(Shared{gpu, stack, {}}).memo;
+}
+
+/// Of a training stage's kernels, the share of time tensor-core kernels run
+/// at the boost clock: GEMMs and attention bound by the clock (math or
+/// shared memory). Once-per-step ops (the optimizer) do not count: the clock settles within
+/// a second (power_h100.csv) and holds over the microbatches, which make
+/// nearly all of a real step; the optimizer is bound by HBM, whatever the
+/// clock.
+double tensorDuty(const ir::Graph &g) {
+  double tensor = 0, all = 0;
+  for (const Op &op : g.ops) {
+    if (op.isComm() || op.kind == OpKind::Block || op.micro < 0) continue;
+    double t = op.time.value();
+    all += t;
+    if (onTensorCores(op)) tensor += t;
+  }
+  return all > 0 ? tensor / all : 0;
+}
+
+} // namespace
+
+bool onTensorCores(const Op &op) {
+  return (op.kind == OpKind::Gemm || op.kind == OpKind::FlashAttention) &&
+         (op.bound == ir::Bound::Compute || op.bound == ir::Bound::SharedMemory);
+}
+
+void costOp(Op &op, const ExperimentPoint &point, CostMemo &memo) { costOn(op, point.gpu, point, memo); }
+
+void costPass(ir::Program &prog, const ExperimentPoint &point) {
+  for (ir::Graph &g : prog.stages) {
+    CostMemo &boost = memoFor(point.gpu, point.stack);
+    for (Op &op : g.ops) costOn(op, point.gpu, point, boost);
+    // Under a power limit a training loop's GPUs each hold the clock their
+    // stage's mix allows (Cost/Power.h). Inference runs at the boost
+    // clock: a prefill burst, then decode steps bound by HBM (the serving
+    // mixes of power_h100_mix.csv held 1980 MHz); the serving driver
+    // follows each replica's clock step by step.
+    if (!point.isTraining()) continue;
+    double duty = tensorDuty(g);
+    if (cost::powerSlowdown(point.gpu, duty) <= 1) continue;
+    GpuSpec held = cost::atDuty(point.gpu, duty);
+    CostMemo &memo = memoFor(held, point.stack);
+    for (Op &op : g.ops) costOn(op, held, point, memo);
+  }
 }
 
 } // namespace rapid

@@ -215,6 +215,8 @@ private:
     account(rep, now);
     StepShape shape = batcher.build(rep, builds++);
     if (rep.step.empty()) return llvm::Error::success();
+    shape.start = now;
+    shape.replica = int64_t(r);
     llvm::Expected<double> t = cost(shape);
     if (!t) return t.takeError();
     launch(r, now, *t);
@@ -235,6 +237,8 @@ private:
     for (size_t r = first; r < first + n; ++r) {
       account(reps[r], now);
       shapes.push_back(batcher.build(reps[r], builds++));
+      shapes.back().start = now;
+      shapes.back().replica = int64_t(r);
       most = std::max(most, shapes.back().tokens);
       any |= !reps[r].step.empty();
     }

@@ -17,6 +17,7 @@
 // is what the model gets wrong.
 //===----------------------------------------------------------------------===//
 #include "CostQuery.h"
+#include "rapid/Cost/Power.h"
 
 #include "rapid/Cost/Gemm.h"
 #include "rapid/Cost/Pointwise.h"
@@ -374,9 +375,13 @@ int runCalibration(const CostOptions &o, const std::string &outputPrefix, Diagno
   Software swFitted = fitReductions(fitted, sw, *rows);
   llvm::raw_ostream &os = llvm::outs();
   printErrors(*g, fitted, sw, swFitted, *rows, os);
+  // The rows ran at the clock the power limit holds at full duty
+  // (costquery::resolveGpu); the declaration says the boost clock's.
+  double held = cost::powerSlowdown(*g, 1.0);
+  if (held > 1) os << fmt::format("power: the rows' clock is the boost clock / {:.3f} (power.tensor at full duty)\n", held);
   os << fmt::format("calibration.compute {:.1f}% -> {:.1f}%, calibration.hbm {:.1f}% -> {:.1f}%\n",
-                    g->calibrationCompute * 100, fitted.calibrationCompute * 100, g->calibrationHbm * 100,
-                    fitted.calibrationHbm * 100);
+                    g->calibrationCompute * held * 100, fitted.calibrationCompute * held * 100,
+                    g->calibrationHbm * 100, fitted.calibrationHbm * 100);
   bool reductions = llvm::any_of(*rows, [](const Measurement &m) { return reductionOf(m) != nullptr; });
   if (reductions)
     os << fmt::format("reduction.hbm {:.1f}% -> {:.1f}%, reduction.norm_instructions {:.2f} -> {:.2f}, "
@@ -385,7 +390,9 @@ int runCalibration(const CostOptions &o, const std::string &outputPrefix, Diagno
                       swFitted.norm.instructionsPerFlop, sw.softmax.instructionsPerFlop,
                       swFitted.softmax.instructionsPerFlop);
   for (const std::string &n : notes) os << "note: " << n << "\n";
-  std::string decl = declaration(fitted, g->name, o.csv);
+  GpuSpec declared = fitted;
+  declared.calibrationCompute *= held;
+  std::string decl = declaration(declared, g->name, o.csv);
   if (reductions) decl += "\n" + stackDeclaration(swFitted, o.stack, o.csv, g->name);
   os << "\n" << decl;
   if (outputPrefix.empty()) return 0;

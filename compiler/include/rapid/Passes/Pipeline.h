@@ -57,6 +57,9 @@ struct CostMemo {
 /// Gives one op its time and bound as the cost pass does (a serving step's
 /// attention and head, costed outside a program).
 void costOp(ir::Op &op, const ExperimentPoint &point, CostMemo &memo);
+/// A costed op that keeps the tensor cores busy: a GEMM or attention bound
+/// by the clock (math or shared memory), what draws `power.tensor`.
+bool onTensorCores(const ir::Op &op);
 
 // The passes, each in its own file.
 void layoutPass(ir::Program &prog, const ExperimentPoint &point);

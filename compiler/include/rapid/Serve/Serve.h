@@ -58,6 +58,10 @@ struct StepShape {
   /// expert-parallel group runs in this step, which every one of them waits
   /// for in each MoE layer (0 alone).
   int64_t groupTokens = 0;
+  /// When the step starts and on which replica: a GPU's clock under its
+  /// power limit depends on what it ran just before (Cost/Power.h).
+  double start = 0;
+  int64_t replica = 0;
 };
 using StepCost = std::function<llvm::Expected<double>(const StepShape &)>;
 
