@@ -130,10 +130,16 @@ private:
     return *t + double(s.draftPasses - 1) * *more;
   }
 
+  /// The grid point at or below `tokens` and the distance to the next: every
+  /// count up to 64, then 16 points an octave.
+  static std::pair<int64_t, int64_t> gridAround(int64_t tokens) {
+    int64_t step = tokens <= 64 ? 1 : int64_t(1) << (63 - __builtin_clzll(uint64_t(tokens)) - 4);
+    return {tokens / step * step, step};
+  }
+
   /// The body at `tokens`, linear between the grid points around it.
   llvm::Expected<double> body(int64_t tokens, bool decodeOnly) {
-    int64_t step = tokens <= 64 ? 1 : int64_t(1) << (63 - __builtin_clzll(uint64_t(tokens)) - 4);
-    int64_t lo = tokens / step * step;
+    auto [lo, step] = gridAround(tokens);
     llvm::Expected<double> a = gridBody(lo, decodeOnly);
     if (!a || lo == tokens) return a;
     llvm::Expected<double> b = gridBody(lo + step, decodeOnly);
@@ -160,8 +166,7 @@ private:
 
   /// The body's tensor-core seconds at `tokens`, as body() interpolates.
   double tensorAt(int64_t tokens, bool decodeOnly) const {
-    int64_t step = tokens <= 64 ? 1 : int64_t(1) << (63 - __builtin_clzll(uint64_t(tokens)) - 4);
-    int64_t lo = tokens / step * step;
+    auto [lo, step] = gridAround(tokens);
     double a = tensors.at({lo, decodeOnly});
     if (lo == tokens) return a;
     return a + (tensors.at({lo + step, decodeOnly}) - a) * double(tokens - lo) / double(step);

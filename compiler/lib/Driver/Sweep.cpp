@@ -205,6 +205,11 @@ llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPo
   std::string journalPath = opts.output.empty() || !root ? "" : opts.output + ".jsonl.partial";
   std::map<std::string, Finished> done;
   if (opts.resume && !journalPath.empty()) done = readJournal(journalPath);
+  // A search's layouts that may be left out (runBounded); the point a
+  // timeline shows always runs.
+  auto bounds = [&](size_t i) {
+    return opts.boundSearches && boundable(points[i]) && !(i == opts.timelinePoint && !opts.timeline.empty());
+  };
   std::vector<PointResult> results(points.size());
   std::vector<std::string> fingerprints(points.size());
   std::vector<size_t> todo;
@@ -213,7 +218,7 @@ llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPo
   for (size_t i = 0; i < points.size(); ++i) {
     results[i] = makeResult(points[i], nullptr);
     fingerprints[i] = pointFingerprint(points[i], opts.mode);
-    if (opts.boundSearches && boundable(points[i])) fingerprints[i] += "b"; // its result may be a bound alone
+    if (bounds(i)) fingerprints[i] += "b"; // its result may be a bound alone
     everyPoint = llvm::xxh3_64bits(fingerprints[i] + llvm::utohexstr(everyPoint));
     auto it = done.find(results[i].key());
     bool same = it != done.end() && it->second.fingerprint == fingerprints[i];
@@ -280,7 +285,7 @@ llvm::Expected<std::vector<PointResult>> runSweep(const std::vector<ExperimentPo
   // (runBounded); the rest run as they come.
   auto phases = [&]() -> llvm::Error {
     std::vector<size_t> direct, bounded;
-    for (size_t i : todo) (opts.boundSearches && boundable(points[i]) ? bounded : direct).push_back(i);
+    for (size_t i : todo) (bounds(i) ? bounded : direct).push_back(i);
     if (llvm::Error e = evaluateAll(direct, false)) return e;
     if (llvm::Error e = evaluateAll(bounded, true)) return e;
     return runBounded(
