@@ -23,10 +23,12 @@ double powerSlowdown(const GpuSpec &gpu, double duty) {
   return hi;
 }
 
-GpuSpec atDuty(const GpuSpec &gpu, double duty) {
+GpuSpec slowedBy(const GpuSpec &gpu, double slowdown) {
   GpuSpec out = gpu;
-  out.calibrationCompute = gpu.calibrationCompute / powerSlowdown(gpu, duty);
+  out.calibrationCompute = gpu.calibrationCompute / slowdown;
   return out;
 }
+
+GpuSpec atDuty(const GpuSpec &gpu, double duty) { return slowedBy(gpu, powerSlowdown(gpu, duty)); }
 
 } // namespace rapid::cost

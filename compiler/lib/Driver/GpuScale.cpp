@@ -2,9 +2,9 @@
 
 #include "rapid/Driver/GpuScale.h"
 
-#include "rapid/Cost/Power.h"
 #include "rapid/Cost/Attention.h"
 #include "rapid/Cost/Gemm.h"
+#include "rapid/Cost/Power.h"
 #include "rapid/Profile/ExecGraph.h"
 #include "rapid/Sema/Sema.h"
 #include "rapid/Support/Diagnostics.h"

@@ -48,7 +48,8 @@ std::map<std::string, Finished> readJournal(const std::string &path) {
 
 /// Best first: feasible before pruned and failed, serving points that meet
 /// their SLO before those that miss it, then by step time (training), total
-/// latency (inference) or mean end-to-end latency (serving). A search's layouts left out follow those simulated, by their bounds.
+/// latency (inference) or mean end-to-end latency (serving). A search's
+/// layouts left out follow those simulated, by their bounds.
 std::tuple<int, double, double> sortKey(const PointResult &r) {
   if (!r.feasible || !r.error.empty()) return {2, INFINITY, INFINITY};
   return {r.serving && !r.serving->sloMissed.empty() ? 1 : 0, r.headline().value_or(INFINITY),

@@ -122,10 +122,10 @@ CostMemo &memoFor(const GpuSpec &gpu, const StackSpec &stack) {
 
 /// Of a training stage's kernels, the share of time tensor-core kernels run
 /// at the boost clock: GEMMs and attention bound by the clock (math or
-/// shared memory). Once-per-step ops (the optimizer) do not count: the clock settles within
-/// a second (power_h100.csv) and holds over the microbatches, which make
-/// nearly all of a real step; the optimizer is bound by HBM, whatever the
-/// clock.
+/// shared memory). Once-per-step ops (the optimizer) do not count: the
+/// clock settles within a second (power_h100.csv) and holds over the
+/// microbatches, which make nearly all of a real step; the optimizer is
+/// bound by HBM, whatever the clock.
 double tensorDuty(const ir::Graph &g) {
   double tensor = 0, all = 0;
   for (const Op &op : g.ops) {
@@ -156,12 +156,11 @@ void costPass(ir::Program &prog, const ExperimentPoint &point) {
     // mixes of power_h100_mix.csv held 1980 MHz); the serving driver
     // follows each replica's clock step by step.
     if (!point.isTraining()) continue;
-    // To 1/256 (at most 0.2 %): the layouts of a search hold a few
-    // hundred clocks instead of one each, and share their costs.
+    // To 1/256 (at most 0.2 %): the layouts of a search hold a few dozen
+    // clocks instead of one each, and share their costs.
     double f = std::round(cost::powerSlowdown(point.gpu, tensorDuty(g)) * 256) / 256;
     if (f <= 1) continue;
-    GpuSpec held = point.gpu;
-    held.calibrationCompute /= f;
+    GpuSpec held = cost::slowedBy(point.gpu, f);
     CostMemo &memo = memoFor(held, point.stack);
     for (Op &op : g.ops) costOn(op, held, point, memo);
   }

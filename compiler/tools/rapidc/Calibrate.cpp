@@ -17,10 +17,10 @@
 // is what the model gets wrong.
 //===----------------------------------------------------------------------===//
 #include "CostQuery.h"
-#include "rapid/Cost/Power.h"
 
 #include "rapid/Cost/Gemm.h"
 #include "rapid/Cost/Pointwise.h"
+#include "rapid/Cost/Power.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"

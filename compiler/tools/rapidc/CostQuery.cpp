@@ -7,7 +7,6 @@
 #include "CostQuery.h"
 
 #include "rapid/Cost/Power.h"
-
 #include "rapid/Spec/Specs.h"
 
 #include "llvm/ADT/StringExtras.h"

@@ -24,8 +24,11 @@ namespace rapid::cost {
 /// stays within the limit.
 double powerSlowdown(const GpuSpec &gpu, double duty);
 
-/// The GPU at the clock it holds under `duty`: its clock-bound rates
-/// (calibration.compute: math, shared memory, issue) divided by the slowdown.
+/// The GPU with its clock-bound rates (calibration.compute: math, shared
+/// memory, issue) `slowdown` times slower than at the boost clock.
+GpuSpec slowedBy(const GpuSpec &gpu, double slowdown);
+
+/// The GPU at the clock it holds under `duty`.
 GpuSpec atDuty(const GpuSpec &gpu, double duty);
 
 } // namespace rapid::cost
