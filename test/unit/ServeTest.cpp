@@ -125,6 +125,20 @@ TEST(Serve, AFullCachePreemptsTheLatestRequestWhichRecomputesItsContext) {
   EXPECT_DOUBLE_EQ(r.kvPeak, 1.0);
 }
 
+TEST(Serve, AReservingEngineWaitsForRoomForTheWholeOutputAndNeverPreempts) {
+  Recorder rec;
+  // The same two requests and cache as above: one request's 40 tokens take
+  // 3 of the 4 blocks, so the second waits for the first to finish.
+  Engine e = engine(ServeScheduler::Chunked, 4);
+  e.admission = ServeAdmission::Reserve;
+  Result r = run({{0, 0, 30, 10}, {1, 0, 30, 10}}, e, rec);
+  EXPECT_EQ(r.preemptions, 0);
+  EXPECT_DOUBLE_EQ(r.requests[0].finish, 10 * kStep);
+  EXPECT_DOUBLE_EQ(r.requests[1].firstToken, 11 * kStep);
+  EXPECT_DOUBLE_EQ(r.requests[1].finish, 20 * kStep);
+  for (const StepShape &s : rec.shapes) EXPECT_EQ(s.prefill.size() + size_t(s.decodeSeqs), 1u);
+}
+
 TEST(Serve, ASwappedRequestGetsItsCacheBackInsteadOfRecomputingIt) {
   Recorder rec;
   Engine e = engine(ServeScheduler::Chunked, 4);
@@ -228,13 +242,27 @@ TEST(Serve, ASharedFrontEndTakesRequestsInTurnAndHoldsTheEngine) {
   Recorder apart;
   Result separate = run(burst, e, apart); // all three past the front end at 1 ms
   EXPECT_DOUBLE_EQ(separate.requests[2].firstToken, 0.001 + kStep);
-  e.sharedFrontend = true;
+  e.frontend = Frontend::Shared;
   Recorder together;
   Result shared = run(burst, e, together); // one at a time; the engine waits for the last
   EXPECT_DOUBLE_EQ(shared.requests[0].firstToken, 0.003 + kStep);
   EXPECT_DOUBLE_EQ(shared.requests[2].firstToken, 0.003 + kStep);
   EXPECT_EQ(together.shapes[0].prefill.size(), 3u);
   EXPECT_DOUBLE_EQ(shared.ttft.p50, 0.003 + kStep); // counted from when the client sent it
+}
+
+TEST(Serve, ASerialFrontEndSpreadsABurstWithoutHoldingTheEngine) {
+  std::vector<Request> burst{{0, 0, 10, 2}, {1, 0, 10, 2}, {2, 0, 10, 2}};
+  Engine e = engine(ServeScheduler::Chunked);
+  e.requestOverhead = 0.001;
+  e.frontend = Frontend::Serial;
+  Recorder rec;
+  Result r = run(burst, e, rec); // ready at 1, 2, 3 ms; the first step starts at 1 ms with one prompt
+  EXPECT_DOUBLE_EQ(r.requests[0].firstToken, 0.001 + kStep);
+  EXPECT_DOUBLE_EQ(r.requests[1].firstToken, 0.001 + 2 * kStep); // joins the next step
+  EXPECT_DOUBLE_EQ(r.requests[2].firstToken, 0.001 + 2 * kStep);
+  EXPECT_EQ(rec.shapes[0].prefill.size(), 1u);
+  EXPECT_EQ(rec.shapes[1].prefill.size(), 2u);
 }
 
 TEST(Serve, RoundRobinAlternatesReplicasThatRunInParallel) {

@@ -306,6 +306,7 @@ llvm::Expected<RunResult> runServing(const ExperimentPoint &point) {
   e.tokenBudget = s.tokenBudget;
   e.blockSize = s.blockSize;
   e.kvBlocks = r.kvBlocks;
+  e.admission = s.admission;
   e.preemption = s.preemption;
   e.swapBlocks = int64_t(s.swapSpace.value() / kv.blockBytes);
   e.concurrency = s.concurrency;
@@ -313,7 +314,7 @@ llvm::Expected<RunResult> runServing(const ExperimentPoint &point) {
   e.prefixes = s.prefixes;
   e.prefixCaching = s.prefixCaching;
   e.requestOverhead = point.stack.requestOverhead.value();
-  e.sharedFrontend = point.stack.frontend == Frontend::Shared;
+  e.frontend = point.stack.frontend;
   e.sloTtft = s.sloTtft.value();
   e.sloTpot = s.sloTpot.value();
   std::optional<TransferCosts> moves;

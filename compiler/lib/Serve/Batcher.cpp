@@ -155,15 +155,15 @@ void Batcher::prefill(Replica &rep, int64_t &budget, bool whole) {
     // A prompt longer than the budget runs alone (whole) or in chunks.
     if (whole && !batch && n > budget && !rep.step.empty()) return;
     if (!whole) n = std::min(n, budget);
-    int64_t hold = e.scheduler == ServeScheduler::Static ? reqs[size_t(i)].prompt + reqs[size_t(i)].output
-                                                         : live[size_t(i)].computed + n;
+    bool reserve = batch || e.admission == ServeAdmission::Reserve;
+    int64_t hold = reserve ? reqs[size_t(i)].prompt + reqs[size_t(i)].output : live[size_t(i)].computed + n;
     if (!grow(rep, i, hold)) return;
     if (int64_t back = live[size_t(i)].swapped) { // its cache returns from host memory
       swapNow += back;
       rep.hostBlocks -= back;
       live[size_t(i)].swapped = 0;
     }
-    live[size_t(i)].reserved = e.scheduler == ServeScheduler::Static;
+    live[size_t(i)].reserved = reserve;
     live[size_t(i)].running = true;
     rep.waiting.pop_front();
     rep.running.push_back(i);

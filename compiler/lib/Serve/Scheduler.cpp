@@ -73,8 +73,9 @@ public:
           RequestRecord &rec = out.requests[next];
           rec.sent = now;
           firstSent = std::min(firstSent, now);
-          double ready = (e.sharedFrontend ? std::max(now, frontFree) : now) + e.requestOverhead;
-          if (e.sharedFrontend) frontFree = ready;
+          bool inTurn = e.frontend != Frontend::Separate;
+          double ready = (inTurn ? std::max(now, frontFree) : now) + e.requestOverhead;
+          if (inTurn) frontFree = ready;
           front.push_back({ready, int64_t(next)});
           ++inSystem;
           ++next;
@@ -102,7 +103,7 @@ public:
       if ((canSend() && reqs[next].arrival <= now) || (!front.empty() && front.front().first <= now) ||
           (!transfers.empty() && transfers.front().end <= now))
         continue;
-      if (e.sharedFrontend && frontFree > now) continue;
+      if (e.frontend == Frontend::Shared && frontFree > now) continue;
       for (size_t r = 0; r < reps.size(); r += size_t(e.lockstep)) {
         if (e.lockstep > 1) {
           if (llvm::Error err = startGroup(r, now)) return err;

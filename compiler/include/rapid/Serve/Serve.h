@@ -89,6 +89,7 @@ struct Engine {
   std::function<llvm::Expected<std::pair<double, double>>(int64_t from, int64_t to)> transfer;
   int64_t maxBatch = 256, tokenBudget = 2048, blockSize = 16;
   int64_t kvBlocks = 0;        ///< per replica
+  ServeAdmission admission = ServeAdmission::Grow;
   ServePreemption preemption = ServePreemption::Recompute;
   int64_t swapBlocks = 0;      ///< host memory for swapped blocks, per replica
   int64_t concurrency = 0;     ///< 0: open loop
@@ -96,9 +97,10 @@ struct Engine {
   int64_t prefixes = 1;
   bool prefixCaching = true;   ///< the shared prefix's full blocks are kept and reused
   double requestOverhead = 0;  ///< seconds a request spends in the front end before the scheduler sees it
-  /// The front end shares the engine's process (vLLM before 0.6): it takes
-  /// requests one at a time, and no step starts while it works.
-  bool sharedFrontend = false;
+  /// Separate: requests pass the front end side by side. Serial: one at a
+  /// time (one event loop in a process of its own). Shared: one at a time in
+  /// the engine's process (vLLM before 0.6), and no step starts while it works.
+  Frontend frontend = Frontend::Separate;
   double sloTtft = 0, sloTpot = 0; ///< per-request targets in seconds; 0: none
 };
 

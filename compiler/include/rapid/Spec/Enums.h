@@ -51,9 +51,10 @@ enum class ReplayStart : uint8_t { Profiled, Together };
 enum class ReplayCollectives : uint8_t { Measured, Network };
 /// Where a serving engine's front end (HTTP, tokenization) runs: in a
 /// process of its own, or sharing the engine's (vLLM before 0.6).
-enum class Frontend : uint8_t { Separate, Shared };
+enum class Frontend : uint8_t { Separate, Shared, Serial };
 /// What a preempted request's KV cache becomes.
 enum class ServePreemption : uint8_t { Recompute, Swap };
+enum class ServeAdmission : uint8_t { Grow, Reserve };
 /// How requests are spread over data-parallel replicas.
 enum class ServeRouter : uint8_t { RoundRobin, LeastLoaded };
 /// Soft faults derate links; hard ones remove them.
@@ -105,10 +106,13 @@ template <> struct EnumInfo<ServeScheduler> {
   static constexpr std::string_view names[] = {"static", "continuous", "chunked"};
 };
 template <> struct EnumInfo<Frontend> {
-  static constexpr std::string_view names[] = {"separate", "shared"};
+  static constexpr std::string_view names[] = {"separate", "shared", "serial"};
 };
 template <> struct EnumInfo<ServePreemption> {
   static constexpr std::string_view names[] = {"recompute", "swap"};
+};
+template <> struct EnumInfo<ServeAdmission> {
+  static constexpr std::string_view names[] = {"grow", "reserve"};
 };
 template <> struct EnumInfo<ServeRouter> {
   static constexpr std::string_view names[] = {"round_robin", "least_loaded"};
