@@ -1,6 +1,7 @@
 //===- CostTest.cpp - Wave, occupancy and tile arithmetic of the cost model ===//
-#include "rapid/Cost/Pointwise.h"
+#include "rapid/Cost/Attention.h"
 #include "rapid/Cost/Gemm.h"
+#include "rapid/Cost/Pointwise.h"
 #include "rapid/Cost/Power.h"
 
 #include <gtest/gtest.h>
@@ -251,3 +252,21 @@ TEST(Power, WithoutAPowerModelTheClockHolds) {
   EXPECT_EQ(powerSlowdown(g, 0.0), 1.0); // no tensor-core work
   EXPECT_TRUE(atDuty(testGpu(), 1.0) == testGpu());
 }
+
+TEST(DecodeAttention, OneBlockPerHeadPassesOverItsCacheAndSharesTheSmsPastOneEach) {
+  GpuSpec g = testGpu(); // 108 SMs at 1.41 GHz
+  KernelCost memory;
+  memory.time = Seconds(10e-6);
+  memory.bound = Bound::Hbm;
+  // A split-KV kernel (0 cycles) is the memory time.
+  EXPECT_DOUBLE_EQ(decodeAttention(g, memory, 32, 7000, 0).time.value(), 10e-6);
+  // 32 blocks fit on the SMs: one block's pass over 7,000 tokens.
+  KernelCost one = decodeAttention(g, memory, 32, 7000, 20);
+  EXPECT_NEAR(one.time.value(), 7000 * 20 / 1.41e9, 1e-12);
+  EXPECT_EQ(one.bound, Bound::Latency);
+  // 216 blocks on 108 SMs: each SM runs two passes' worth.
+  EXPECT_NEAR(decodeAttention(g, memory, 216, 7000, 20).time.value(), 2 * 7000 * 20 / 1.41e9, 1e-12);
+  // A short cache is still bound by the bytes.
+  EXPECT_EQ(decodeAttention(g, memory, 32, 100, 20).bound, Bound::Hbm);
+}
+

@@ -61,4 +61,12 @@ bool flash3Runs(const GpuSpec &g);
 std::string flashAttentionProblem(const GpuSpec &g, int64_t headDim, DType t, AttentionKernel kernel);
 AttentionCost naiveAttention(const GpuSpec &g, const AttentionShape &s, Pass pass);
 
+/// Decode attention over a KV cache of `tokens` per sequence, `blocks`
+/// (sequence, query head) pairs: the cache read at HBM's rate (`memory`, the
+/// op's pointwise cost) or, for a kernel of one thread block per pair
+/// (`cyclesPerToken` > 0), each block's serial pass over its cache, as
+/// many blocks at a time as there are SMs (docs/model.md §3.3).
+KernelCost decodeAttention(const GpuSpec &g, const KernelCost &memory, int64_t blocks, int64_t tokens,
+                           double cyclesPerToken);
+
 } // namespace rapid::cost
