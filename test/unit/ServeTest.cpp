@@ -351,6 +351,20 @@ TEST(Serve, APrefillReplicaMovesEachCacheToADecodeReplicaOneAtATime) {
   EXPECT_DOUBLE_EQ(r.transfer.p50, 0.0025);
 }
 
+TEST(Serve, AReservingPrefillReplicaHoldsOnlyThePromptsItsDecodeReplicaTheWhole) {
+  Recorder rec;
+  Engine e = engine(ServeScheduler::Chunked, 2); // two 16-token blocks a replica
+  e.admission = ServeAdmission::Reserve;
+  e.replicas = 2;
+  e.prefillReplicas = 1;
+  e.transfer = [](int64_t, int64_t) -> llvm::Expected<std::pair<double, double>> { return std::pair{0.0, 0.0}; };
+  Result r = run({{0, 0, 10, 20}, {1, 0, 10, 20}}, e, rec); // 30 tokens each: two blocks
+  EXPECT_EQ(rec.shapes[0].prefill.size(), 2u);             // a block per prompt on the prefill replica
+  EXPECT_EQ(r.preemptions, 0);
+  for (const StepShape &s : rec.shapes) EXPECT_LE(s.decodeSeqs, 1); // one whole request at a time decodes
+  EXPECT_LT(r.requests[0].finish, r.requests[1].finish);
+}
+
 TEST(Serve, SpeculativeDecodingEmitsTheAcceptedDraftsAndTheTargetsToken) {
   Recorder rec;
   Engine e = engine(ServeScheduler::Chunked);

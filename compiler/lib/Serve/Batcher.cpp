@@ -155,8 +155,11 @@ void Batcher::prefill(Replica &rep, int64_t &budget, bool whole) {
     // A prompt longer than the budget runs alone (whole) or in chunks.
     if (whole && !batch && n > budget && !rep.step.empty()) return;
     if (!whole) n = std::min(n, budget);
+    // Reserving takes the whole length at once; a prefill-only replica's
+    // whole is the prompt, whose cache then leaves.
     bool reserve = batch || e.admission == ServeAdmission::Reserve;
-    int64_t hold = reserve ? reqs[size_t(i)].prompt + reqs[size_t(i)].output : live[size_t(i)].computed + n;
+    int64_t whole = reqs[size_t(i)].prompt + (rep.prefillOnly ? 0 : reqs[size_t(i)].output);
+    int64_t hold = reserve ? whole : live[size_t(i)].computed + n;
     if (!grow(rep, i, hold)) return;
     if (int64_t back = live[size_t(i)].swapped) { // its cache returns from host memory
       swapNow += back;

@@ -61,6 +61,7 @@ struct Replica {
   /// sendFree, moves into it until receiveFree; `incoming` are on their way.
   double sendFree = 0, receiveFree = 0;
   int64_t incoming = 0;
+  bool prefillOnly = false; ///< disaggregated: a prompt's cache leaves once it is computed
 };
 
 class Batcher {

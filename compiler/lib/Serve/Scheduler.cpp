@@ -42,6 +42,7 @@ public:
       r.output = reqs[i].output;
       live[i].context = reqs[i].prompt;
     }
+    for (int64_t r = 0; r < e.prefillReplicas; ++r) reps[size_t(r)].prefillOnly = true;
   }
 
   llvm::Expected<Result> run() {
