@@ -81,7 +81,7 @@ double storedAll(const Shard &sh, int64_t layer) {
 void memoryFacts(const Shard &sh, ir::Program &prog) {
   ir::MemoryFacts &mf = prog.memory;
   mf.training = sh.training;
-  mf.paramBytes = sh.d;
+  mf.paramBytes = sh.paramBytes;
   mf.gradBytes = sh.gradBytes;
   mf.masterBytes = sh.dtype == DType::FP32 ? 0 : 4;
   mf.optimizerBytes = sh.optimizer == Optimizer::Sgd ? 4 : 8; // momentum, or Adam's two moments (FP32)

@@ -5,8 +5,17 @@
 
 namespace rapid::lower {
 
+namespace {
+/// FP8 recipes quantise what enters a GEMM and nothing else (Transformer
+/// Engine; TensorRT-LLM's and vLLM's FP8 linear layers): attention, norms
+/// and the activations between kernels stay 16-bit.
+DType typeOf(const Op &op, DType chain) {
+  return chain == DType::FP8 && op.kind != OpKind::Gemm ? DType::BF16 : chain;
+}
+} // namespace
+
 uint32_t Chain::add(Op op) {
-  op.phase = phase, op.layer = layer, op.micro = micro, op.dtype = dtype;
+  op.phase = phase, op.layer = layer, op.micro = micro, op.dtype = typeOf(op, dtype);
   if (lastIdx != kNone) op.deps.push_back(lastIdx);
   op.deps.insert(op.deps.end(), pending.begin(), pending.end());
   pending.clear();
@@ -15,7 +24,7 @@ uint32_t Chain::add(Op op) {
 }
 
 uint32_t Chain::addDetached(Op op, std::vector<uint32_t> deps) {
-  op.phase = phase, op.layer = layer, op.micro = micro, op.dtype = dtype;
+  op.phase = phase, op.layer = layer, op.micro = micro, op.dtype = typeOf(op, dtype);
   op.deps.assign(deps.begin(), deps.end());
   return g.add(std::move(op));
 }
@@ -102,7 +111,8 @@ Shard makeShard(const ir::Layout &layout, const ExperimentPoint &p) {
   sh.layout = layout;
   sh.training = p.isTraining();
   sh.dtype = p.precision();
-  sh.d = sh.kvBytes = bytesOf(sh.dtype);
+  sh.paramBytes = sh.kvBytes = bytesOf(sh.dtype);
+  sh.d = sh.dtype == DType::FP8 ? 2 : bytesOf(sh.dtype); // activations of an FP8 recipe stay 16-bit (typeOf)
   sh.fused = p.stack.fusedKernels;
   if (const TrainingSpec *t = p.training ? &*p.training : nullptr) {
     sh.flash = t->flashAttention;

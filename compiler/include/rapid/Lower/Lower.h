@@ -25,6 +25,7 @@ struct Shard {
   ir::Layout layout;
   DType dtype = DType::BF16;
   double d = 2;                ///< bytes per activation element
+  double paramBytes = 2;       ///< bytes per weight
   double kvBytes = 2;          ///< bytes per KV-cache element (inference.kv_precision)
   int64_t b = 1;               ///< sequences per microbatch
   int64_t seq = 0;             ///< full sequence length (inference: the prompt)
