@@ -158,8 +158,8 @@ void Batcher::prefill(Replica &rep, int64_t &budget, bool whole) {
     // Reserving takes the whole length at once; a prefill-only replica's
     // whole is the prompt, whose cache then leaves.
     bool reserve = batch || e.admission == ServeAdmission::Reserve;
-    int64_t whole = reqs[size_t(i)].prompt + (rep.prefillOnly ? 0 : reqs[size_t(i)].output);
-    int64_t hold = reserve ? whole : live[size_t(i)].computed + n;
+    int64_t length = reqs[size_t(i)].prompt + (rep.prefillOnly ? 0 : reqs[size_t(i)].output);
+    int64_t hold = reserve ? length : live[size_t(i)].computed + n;
     if (!grow(rep, i, hold)) return;
     if (int64_t back = live[size_t(i)].swapped) { // its cache returns from host memory
       swapNow += back;

@@ -49,11 +49,14 @@ enum class ReplayStart : uint8_t { Profiled, Together };
 /// A replayed profile's collectives: their profiled times, or simulated on
 /// the experiment's network.
 enum class ReplayCollectives : uint8_t { Measured, Network };
-/// Where a serving engine's front end (HTTP, tokenization) runs: in a
-/// process of its own, or sharing the engine's (vLLM before 0.6).
+/// How a serving engine's front end (HTTP, tokenization) passes requests:
+/// side by side in a process of its own, one at a time in the engine's
+/// (vLLM before 0.6), or one at a time in its own (one event loop).
 enum class Frontend : uint8_t { Separate, Shared, Serial };
 /// What a preempted request's KV cache becomes.
 enum class ServePreemption : uint8_t { Recompute, Swap };
+/// When a request takes its KV-cache blocks: as its tokens are computed, or
+/// all of its prompt and output at admission (never preempted).
 enum class ServeAdmission : uint8_t { Grow, Reserve };
 /// How requests are spread over data-parallel replicas.
 enum class ServeRouter : uint8_t { RoundRobin, LeastLoaded };
