@@ -53,7 +53,8 @@ public:
     double swap = double(s.swapBlocks) * blockBytes / point.gpu.hostBandwidth.value();
     double host = point.stack.stepOverhead.value() +
                   double(s.decodeSeqs + int64_t(s.prefill.size())) * point.stack.sequenceOverhead.value();
-    return *t + *d + host + swap + heldClock(s, *t);
+    // The draft's tensor-core kernels share the replica's clock with the model's.
+    return *t + *d + host + swap + heldClock(s, *t + *d, stepTensor + draftTensor);
   }
 
   /// The model's forward over the step's tokens: body, attention, head.
@@ -87,31 +88,33 @@ public:
 
 private:
   /// Under a power limit (Cost/Power.h) the step's tensor-core kernels
-  /// (`stepTensor`, taking `boost` seconds in all at the boost clock) run
+  /// (`tensor` seconds of them, in a step of `boost` seconds at the boost clock) run
   /// at the clock the replica's GPUs hold: the one its tensor-core duty
   /// over the window before the step and the step itself allows. After
   /// idle a burst runs at the boost clock; a long prefill settles lower,
   /// as the measured GPUs do within about 100 ms (power_h100.csv). The
   /// seconds it adds.
-  double heldClock(const serve::StepShape &s, double boost) {
+  double heldClock(const serve::StepShape &s, double boost, double tensor) {
     const GpuSpec &g = point.gpu;
     if (g.powerTensor <= 0) return 0;
-    double window = g.powerWindow.value(), perGpu = stepTensor / double(point.parallel.pp);
+    double window = g.powerWindow.value(), perGpu = tensor / double(point.parallel.pp);
     std::deque<std::pair<double, double>> &ran = recent[s.replica]; // (start, tensor seconds a GPU)
     while (!ran.empty() && ran.front().first < s.start - window) ran.pop_front();
-    double tensor = perGpu;
-    for (const auto &r : ran) tensor += r.second;
-    double f = cost::powerSlowdown(g, tensor / (window + boost));
+    double duty = perGpu;
+    for (const auto &r : ran) duty += r.second;
+    double f = cost::powerSlowdown(g, duty / (window + boost));
     ran.emplace_back(s.start, perGpu);
-    return (f - 1) * stepTensor;
+    return (f - 1) * tensor;
   }
   std::map<int64_t, std::deque<std::pair<double, double>>> recent;
+  double draftTensor = 0; ///< the last step's draft passes' tensor-core seconds at the boost clock
 
   /// The draft's part of a speculative step: a first pass over the step's
   /// prompt chunks (the draft keeps its own cache of them) and one token of
   /// each speculating decode, then one pass per further draft, one after
   /// another; each samples the speculating decodes.
   llvm::Expected<double> draftPasses(const serve::StepShape &s) {
+    draftTensor = 0;
     if (!draft || (s.draftSeqs == 0 && s.prefill.empty())) return 0.0;
     serve::StepShape first;
     first.prefill = s.prefill;
@@ -121,12 +124,14 @@ private:
     if (s.draftSeqs > 0) first.decodeKv = s.decodeKv / s.decodeSeqs * s.draftSeqs; // the decodes' mean cache
     first.groupTokens = s.groupTokens;
     llvm::Expected<double> t = draft->pass(first);
+    if (t) draftTensor = draft->stepTensor;
     if (!t || s.draftPasses <= 1) return t;
     serve::StepShape next = first;
     next.prefill.clear();
     next.tokens = s.draftSeqs;
     llvm::Expected<double> more = draft->pass(next);
     if (!more) return more.takeError();
+    draftTensor += double(s.draftPasses - 1) * draft->stepTensor;
     return *t + double(s.draftPasses - 1) * *more;
   }
 
