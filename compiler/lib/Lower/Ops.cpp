@@ -9,9 +9,8 @@ namespace {
 /// FP8 recipes quantise what enters a GEMM and nothing else (Transformer
 /// Engine; TensorRT-LLM's and vLLM's FP8 linear layers): attention, norms
 /// and the activations between kernels stay 16-bit.
-DType typeOf(const Op &op, DType chain) {
-  return chain == DType::FP8 && op.kind != OpKind::Gemm ? DType::BF16 : chain;
-}
+DType activationType(DType t) { return t == DType::FP8 ? DType::BF16 : t; }
+DType typeOf(const Op &op, DType chain) { return op.kind == OpKind::Gemm ? chain : activationType(chain); }
 } // namespace
 
 uint32_t Chain::add(Op op) {
@@ -112,7 +111,7 @@ Shard makeShard(const ir::Layout &layout, const ExperimentPoint &p) {
   sh.training = p.isTraining();
   sh.dtype = p.precision();
   sh.paramBytes = sh.kvBytes = bytesOf(sh.dtype);
-  sh.d = sh.dtype == DType::FP8 ? 2 : bytesOf(sh.dtype); // activations of an FP8 recipe stay 16-bit (typeOf)
+  sh.d = bytesOf(activationType(sh.dtype));
   sh.fused = p.stack.fusedKernels;
   if (const TrainingSpec *t = p.training ? &*p.training : nullptr) {
     sh.flash = t->flashAttention;
