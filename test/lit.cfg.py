@@ -14,6 +14,7 @@ config.test_exec_root = os.path.join(config.rapid_obj_root, "test")
 config.environment["PATH"] = os.pathsep.join(
     [config.rapid_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
 config.substitutions.append(("%stdlib", config.rapid_stdlib_dir))
+config.substitutions.append(("%bindir", config.rapid_tools_dir))
 config.substitutions.append(("%examples", os.path.join(config.rapid_src_root, "examples")))
 config.substitutions.append(("%testdata", os.path.join(config.rapid_src_root, "test", "data")))
 # The Python module and the library it loads (python/rapid).

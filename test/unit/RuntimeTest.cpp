@@ -393,7 +393,7 @@ TEST(SystemConfig, WrittenJsonReadsBack) {
   c.sharedBus = true;
   c.reductionNsPer100B = 3;
   c.reduceMemBytesPerNs = 50;
-  c.customAllReduce = {8e6, 16e6, 1e6, 5e5, 1500, 60};
+  c.customAllReduce = {8e6, 16e6, 1e6, 5e5, 1500, 250, 60};
   auto back = engine::parseSystemConfig("<test>", engine::writeSystemConfigJson(c));
   ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
   EXPECT_EQ(back->splits, 8);
@@ -411,6 +411,7 @@ TEST(SystemConfig, WrittenJsonReadsBack) {
   EXPECT_DOUBLE_EQ(back->customAllReduce.oneShotFourRanks, 1e6);
   EXPECT_DOUBLE_EQ(back->customAllReduce.oneShot, 5e5);
   EXPECT_DOUBLE_EQ(back->customAllReduce.startNs, 1500);
+  EXPECT_DOUBLE_EQ(back->customAllReduce.startPerPeerNs, 250);
   EXPECT_DOUBLE_EQ(back->customAllReduce.bytesPerNs, 60);
   // No limit goes out as the most chunks there can be (Astra-Sim starts none for 0).
   auto unlimited = engine::parseSystemConfig("<test>", engine::writeSystemConfigJson(engine::SystemConfig{}));

@@ -36,6 +36,7 @@ engine::SystemConfig systemConfig(const ExperimentPoint &p) {
   cfg.customAllReduce = {p.stack.customAllReduceMax.value(), p.stack.customAllReduceMaxTwoRanks.value(),
                          p.stack.customAllReduceOneShotFourRanks.value(), p.stack.customAllReduceOneShot.value(),
                          p.stack.customAllReduceStart.value() * 1e9,
+                         p.stack.customAllReduceStartPerPeer.value() * 1e9,
                          p.stack.customAllReduceBandwidth.value() / 1e9};
   std::vector<coll::Algorithm> perDim;
   bool chosen = false;

@@ -58,7 +58,7 @@ void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
     chooseAllReduceTree(inst, dims, groupSize);
   inst.numSteps = uint32_t(inst.plan.steps.size());
   if (kernel)
-    setEngineKernelCosts(inst);
+    setEngineKernelCosts(inst, int(members) - 1);
   else
     setProtocol(inst, n);
   if (!inst.plan.problem.empty())
@@ -86,11 +86,12 @@ void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
 }
 
 /// An engine kernel pays no NCCL protocol: its start (kernel launch on the
-/// GPU, flag barrier across the peers), then its data at its own rate where
-/// that is below the link's (a few thread blocks load and store over NVLink).
-void Simulator::setEngineKernelCosts(Instance &inst) const {
+/// GPU, a flag barrier with a flag to and from each peer), then its data at
+/// its own rate where that is below the link's (a few thread blocks load and
+/// store over NVLink).
+void Simulator::setEngineKernelCosts(Instance &inst, int peers) const {
   const coll::CustomAllReduce &c = opts_.system.customAllReduce;
-  inst.protoBasePs = timeFromPs(c.startNs * 1000);
+  inst.protoBasePs = timeFromPs((c.startNs + c.startPerPeerNs * peers) * 1000);
   double link = net_.topology().spec().dims[0].bandwidth.value() / 1e9;
   if (c.bytesPerNs > 0 && c.bytesPerNs < link) inst.wireScale = link / c.bytesPerNs;
 }

@@ -53,7 +53,7 @@ const llvm::StringRef kKnownKeys[] = {
     "roofline-enabled", "peak-perf", "local-mem-bw", "endpoint-delay", "local-reduction-delay",
     "model-shared-bus", "collective-protocol", "all-reduce-auto", "ll-max-bandwidth", "custom-all-reduce-max",
     "custom-all-reduce-max-two-ranks", "custom-all-reduce-one-shot-four-ranks", "custom-all-reduce-one-shot",
-    "custom-all-reduce-start", "custom-all-reduce-bandwidth",
+    "custom-all-reduce-start", "custom-all-reduce-start-per-peer", "custom-all-reduce-bandwidth",
     // read by Astra-Sim, not by us (docs/runtime.md)
     "scheduling-policy", "collective-optimization", "intra-dimension-scheduling",
     "inter-dimension-scheduling", "boost-mode", "trace-enabled", "replay-only", "track-local-mem",
@@ -129,6 +129,9 @@ llvm::Expected<SystemConfig> fromJson(const std::string &path, const llvm::json:
   auto start = integer(path, *o, "custom-all-reduce-start", 0, 0, kMaxDelayNs);
   if (!start) return start.takeError();
   cfg.customAllReduce.startNs = double(*start);
+  auto perPeer = integer(path, *o, "custom-all-reduce-start-per-peer", 0, 0, kMaxDelayNs);
+  if (!perPeer) return perPeer.takeError();
+  cfg.customAllReduce.startPerPeerNs = double(*perPeer);
   auto rate = positive(path, *o, "custom-all-reduce-bandwidth", 1e6); // GB/s, as ll-max-bandwidth
   if (!rate) return rate.takeError();
   cfg.customAllReduce.bytesPerNs = *rate;
@@ -219,6 +222,7 @@ std::string writeSystemConfigJson(const SystemConfig &cfg) {
     for (int k = 0; k < 4; ++k)
       if (c.any() && custom[k] > 0) j.attribute(kCustomKeys[k], custom[k]);
     if (c.any() && c.startNs > 0) j.attribute("custom-all-reduce-start", int64_t(c.startNs));
+    if (c.any() && c.startPerPeerNs > 0) j.attribute("custom-all-reduce-start-per-peer", int64_t(c.startPerPeerNs));
     if (c.any() && c.bytesPerNs > 0) j.attribute("custom-all-reduce-bandwidth", c.bytesPerNs);
     j.attribute("roofline-enabled", cfg.roofline ? 1 : 0);
     if (cfg.roofline)

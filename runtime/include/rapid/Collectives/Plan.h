@@ -129,6 +129,7 @@ struct CustomAllReduce {
   double oneShotFourRanks = 0; ///< three or four ranks: one shot below this, two shot from it
   double oneShot = 0;          ///< five or more ranks: the same
   double startNs = 0;          ///< each call's fixed cost before data moves (kernel start, flag barrier)
+  double startPerPeerNs = 0;   ///< added to startNs for each peer (the barrier's flags, one a peer)
   double bytesPerNs = 0;       ///< the rate the kernels move each GPU's data at; 0: the link's
   bool any() const { return max > 0; }
 };

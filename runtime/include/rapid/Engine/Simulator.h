@@ -227,7 +227,7 @@ private:
   void startWaiting(LaneQueue &q);
   uint32_t findInstance(uint32_t r, const trace::TraceNode &n, uint32_t group);
   void createInstance(Instance &inst, uint32_t r, const trace::TraceNode &n);
-  void setEngineKernelCosts(Instance &inst) const;
+  void setEngineKernelCosts(Instance &inst, int peers) const;
   void setProtocol(Instance &inst, const trace::TraceNode &n) const;
   double slowestLink(const Instance &inst) const;
   void chooseAllReduceTree(Instance &inst, const std::vector<std::vector<int>> &dims, int groupSize) const;
