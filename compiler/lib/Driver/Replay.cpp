@@ -30,9 +30,16 @@ llvm::Expected<RunResult> runReplay(const ExperimentPoint &point, unsigned jobs)
   opts.profiledStarts = spec.start == ReplayStart::Profiled;
   if (point.profiledGpu && point.profiledGpu->name != point.gpu.name)
     opts.deviceScale = profile::gpuScale(*point.profiledGpu, point.gpu);
+  if (spec.weakScaling && int64_t(set->ranks.size()) != point.network.gpus)
+    if (llvm::Error e = profile::scaleWorld(*set, int(std::min<int64_t>(point.network.gpus, INT32_MAX))))
+      return llvm::createStringError(fmt::format("network '{}' has {} GPUs for a trace of {} ranks: {}",
+                                                 point.network.name, point.network.gpus, set->profiledWorld,
+                                                 llvm::toString(std::move(e))));
   if (int64_t(set->ranks.size()) != point.network.gpus)
-    return llvm::createStringError(fmt::format("the trace has {} ranks but network '{}' has {} GPUs",
-                                               set->ranks.size(), point.network.name, point.network.gpus));
+    return llvm::createStringError(fmt::format("the trace has {} ranks but network '{}' has {} GPUs{}",
+                                               set->ranks.size(), point.network.name, point.network.gpus,
+                                               spec.weakScaling ? "" : " (replay.weak_scaling = on runs the job "
+                                                                       "weak-scaled to a multiple of its ranks)"));
   if (spec.collectives == ReplayCollectives::Network) {
     opts.network = networkSpec(point);
     opts.system = systemConfig(point);

@@ -284,6 +284,9 @@ struct Checker {
   void replay(const ReplaySpec &r) {
     if (r.trace.empty()) fail("replay.trace", "a replay needs its trace folder: trace = \"DIR\" (per-rank Kineto traces)");
     faults();
+    if (r.weakScaling && r.collectives == ReplayCollectives::Measured)
+      fail("replay.weak_scaling", "a weak-scaled replay runs collectives over more ranks than were profiled, which "
+           "have no measured time; set replay.collectives = network");
     if (p.faults && r.collectives == ReplayCollectives::Measured)
       fail("faults", "fault set '{}' acts on the network, but this replay keeps every collective's profiled time; set "
            "replay.collectives = network", p.faults->name);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <fmt/format.h>
 #include <map>
 
@@ -97,7 +98,47 @@ llvm::Expected<TraceSet> makeTraceSet(std::string source, std::vector<KinetoTrac
   set.source = std::move(source);
   if (traces.empty()) return error(set.source + ": no traces");
   if (auto err = placeRanks(set, std::move(traces))) return err;
+  set.profiledWorld = int(set.ranks.size());
   return set;
+}
+
+/// The streams a rank ran NCCL kernels on (one a communicator).
+static std::vector<int64_t> ncclStreams(const KinetoTrace &t) {
+  std::vector<int64_t> lanes;
+  for (const Event &d : t.device)
+    if (d.kind == EventKind::Kernel && isNcclKernel(t.name(d))) lanes.push_back(d.lane);
+  std::sort(lanes.begin(), lanes.end());
+  lanes.erase(std::unique(lanes.begin(), lanes.end()), lanes.end());
+  return lanes;
+}
+
+llvm::Error scaleWorld(TraceSet &set, int world) {
+  int w = int(set.ranks.size());
+  if (w != set.profiledWorld) return error("scaleWorld: the set is scaled already");
+  if (world == w) return llvm::Error::success();
+  if (world < w || world % w != 0 || world > kMaxScaledWorld)
+    return error(fmt::format("a world of {} ranks: it must be a multiple of the {} profiled, at most {}", world, w,
+                             kMaxScaledWorld));
+  std::vector<int64_t> streams = ncclStreams(set.ranks[0]);
+  for (int r = 1; r < w; ++r) {
+    std::vector<int64_t> mine = ncclStreams(set.ranks[r]);
+    if (mine == streams) continue;
+    std::vector<int64_t> odd;
+    std::set_symmetric_difference(streams.begin(), streams.end(), mine.begin(), mine.end(), std::back_inserter(odd));
+    bool onR = std::binary_search(mine.begin(), mine.end(), odd.front());
+    return error(fmt::format("{}: stream {} holds NCCL kernels on rank {} but not on rank {}: a communicator that "
+                             "does not span the profiled world (tensor or pipeline parallel) has no rule to grow by; "
+                             "scaling the world needs every communicator world-wide",
+                             set.source, odd.front(), onR ? r : 0, onR ? 0 : r));
+  }
+  set.ranks.reserve(size_t(world));
+  for (int r = w; r < world; ++r) {
+    KinetoTrace copy = set.ranks[size_t(r % w)];
+    copy.rank = r;
+    set.ranks.push_back(std::move(copy));
+  }
+  for (KinetoTrace &t : set.ranks) t.worldSize = world;
+  return llvm::Error::success();
 }
 
 /// Gives every NCCL collective its peers' common time and group. Ranks are
@@ -274,6 +315,10 @@ llvm::Expected<ReplayResult> buildReplay(const TraceSet &set, const ReplayOption
     r.threads = std::max(r.threads, int(g.threads.size()));
   }
   r.simulatedCollectives = opts.network.has_value();
+  if (int(set.ranks.size()) > set.profiledWorld && !r.simulatedCollectives)
+    return error(fmt::format("{} ranks run a profile of {}: a collective over more ranks than profiled has no "
+                             "measured time; re-simulate the collectives on a network of {} ranks",
+                             set.ranks.size(), set.profiledWorld, set.ranks.size()));
   if (auto err = matchCollectives(set, r.simulatedCollectives, r)) return err;
   for (size_t k = 0; k < set.ranks.size(); ++k) {
     auto rg = rankGraph(set.ranks[k], r.graphs[k]);

@@ -49,10 +49,11 @@ static std::vector<CollectiveGroup> collectiveGroups(const ReplayResult &r) {
   return out;
 }
 
+/// Over the profiled ranks (copies of them would count them again).
 static std::map<std::string, uint64_t> skipped(const TraceSet &set) {
   std::map<std::string, uint64_t> all;
-  for (const KinetoTrace &t : set.ranks)
-    for (const auto &[what, n] : t.skipped) all[what] += n;
+  for (int r = 0; r < set.profiledWorld; ++r)
+    for (const auto &[what, n] : set.ranks[size_t(r)].skipped) all[what] += n;
   return all;
 }
 
@@ -70,6 +71,7 @@ static void printJson(const TraceSet &set, const ReplayResult &r, llvm::raw_ostr
     j.attribute("source", set.source);
     j.attribute("step", set.ranks.front().step);
     j.attribute("ranks", int64_t(set.ranks.size()));
+    j.attribute("profiled_ranks", int64_t(set.profiledWorld));
     j.attribute("collectives", int64_t(r.collectives));
     j.attribute("collectives_simulated", r.simulatedCollectives);
     j.attribute("collectives_profiled_s", double(r.collectiveProfiledNs) / 1e9);
@@ -119,8 +121,12 @@ void printReplay(const TraceSet &set, const ReplayResult &r, bool json, llvm::ra
   uint64_t kernels = 0, copies = 0, memsets = 0, nodes = 0;
   for (const ExecGraph &g : r.graphs)
     kernels += g.kernels, copies += g.copies, memsets += g.memsets, nodes += g.nodes.size();
-  os << fmt::format("replay of {}: {} ranks ({}{}{}), {}\n", set.source, set.ranks.size(),
-                    t0.backend.empty() ? "no backend" : t0.backend, t0.gpu.empty() ? "" : ", ", t0.gpu, t0.step);
+  os << fmt::format("replay of {}: {} ranks ({}{}{}), {}{}\n", set.source, set.ranks.size(),
+                    t0.backend.empty() ? "no backend" : t0.backend, t0.gpu.empty() ? "" : ", ", t0.gpu, t0.step,
+                    int(set.ranks.size()) > set.profiledWorld
+                        ? fmt::format("; the {} profiled ranks scaled to {}, rank r running rank r mod {}",
+                                      set.profiledWorld, set.ranks.size(), set.profiledWorld)
+                        : "");
   os << fmt::format("graph: {} nodes; {} kernels, {} copies, {} memsets; {} collectives matched across ranks "
                     "({}), {} point-to-point kernels replayed as measured\n",
                     nodes, kernels, copies, memsets, r.collectives,

@@ -58,6 +58,10 @@ static cl::opt<std::string> protocol("protocol",
                                               "default), LL, LL128, Simple, or none (the network alone); overrides "
                                               "--system's collective-protocol"),
                                      cl::value_desc("name"), cl::sub(replayCmd), cl::sub(convertCmd));
+static cl::opt<int> world("world",
+                          cl::desc("weak-scale the job to this many ranks, a multiple of the profiled: rank r runs "
+                                   "rank r mod the profiled's, every communicator spans them all (needs --network)"),
+                          cl::value_desc("ranks"), cl::init(0), cl::sub(replayCmd), cl::sub(convertCmd));
 static cl::opt<std::string> outFormat("format", cl::desc("text (default) or json"), cl::init("text"),
                                       cl::sub(replayCmd));
 static cl::opt<std::string> outDir("o", cl::desc("folder for the Chakra traces"), cl::value_desc("dir"),
@@ -83,6 +87,8 @@ static std::pair<profile::TraceSet, profile::ReplayOptions> load() {
   profile::ReadOptions ro;
   ro.step = step;
   profile::TraceSet set = orDie(profile::loadTraceSet(input, ro));
+  if (world.getNumOccurrences())
+    if (Error e = profile::scaleWorld(set, world)) die(toString(std::move(e)));
   if (network.empty() && (!faults.empty() || !system_.empty() || !protocol.empty()))
     die("--faults, --system and --protocol need --network");
   if (gpu.empty() != profiledGpu.empty()) die("--gpu and --profiled-gpu go together");
@@ -101,6 +107,11 @@ static std::pair<profile::TraceSet, profile::ReplayOptions> load() {
   } else if (system_.empty()) {
     opts.system.protocol = coll::Protocol::Auto;
   }
+  // And NCCL's choice of ring or tree for all-reduces between nodes: every
+  // dimension past the first that is not `same_node`, as rapidc's `auto`.
+  if (system_.empty() && opts.network)
+    for (size_t d = 1; d < opts.network->dims.size() && d < 32; ++d)
+      if (!opts.network->dims[d].sameNode) opts.system.allReduceAuto |= 1u << d;
   if (!gpu.empty())
     opts.deviceScale = orDie(profile::gpuScale(profiledGpu, gpu, {imports.begin(), imports.end()}, stdlibDir));
   return {std::move(set), std::move(opts)};

@@ -23,6 +23,7 @@ struct TraceSet {
   std::string source;              ///< the directory or file given
   std::vector<KinetoTrace> ranks;  ///< by rank
   std::vector<std::string> others; ///< files in the directory that are not Kineto traces
+  int profiledWorld = 0;           ///< ranks profiled; those after them run copies (scaleWorld)
 };
 
 /// Reads a directory of per-rank traces (every .json / .json.gz holding
@@ -32,6 +33,19 @@ struct TraceSet {
 llvm::Expected<TraceSet> loadTraceSet(const std::string &path, const ReadOptions &opts);
 /// Its checks on traces read already: ranks placed, the same step.
 llvm::Expected<TraceSet> makeTraceSet(std::string source, std::vector<KinetoTrace> traces);
+
+/// The largest world scaleWorld makes.
+inline constexpr int kMaxScaledWorld = 1024;
+/// Weak scaling: the job on `world` ranks, a multiple of the profiled W.
+/// Rank r runs the profile of rank r mod W, and every communicator spans the
+/// new world with the bytes a rank it had (data-parallel gradient
+/// all-reduces, all-to-alls over tables sharded across the world). Every
+/// communicator of the profile must span all its ranks: a sub-world group
+/// (tensor or pipeline parallel) has no rule to grow by, and is an error.
+/// Whether the world's communicators are data-parallel is the caller's
+/// statement; a job whose whole world is one tensor-parallel group is not
+/// (docs/trace-replay.md).
+llvm::Error scaleWorld(TraceSet &set, int world);
 
 struct ReplayOptions {
   /// Ranks enter the step when their profiles say (one host clock); false:
