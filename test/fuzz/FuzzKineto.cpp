@@ -8,7 +8,8 @@
 // llvm::Error; anything else is a finding.
 //
 // The options byte: bit 0 ranks start together, bit 1 kernels at half time,
-// bit 2 JSON, bit 3 write the timeline.
+// bit 2 JSON, bit 3 write the timeline, bit 4 the job weak-scaled to twice
+// its ranks with the collectives on a network of them.
 //===----------------------------------------------------------------------===//
 #include "FuzzCommon.h"
 
@@ -36,6 +37,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   profile::ReplayOptions opts;
   opts.profiledStarts = !(flags & 1);
   opts.kernelScale = flags & 2 ? 0.5 : 1.0;
+  if (flags & 16) {
+    if (llvm::Error e = profile::scaleWorld(*set, 2 * int(set->ranks.size())))
+      return llvm::consumeError(std::move(e)), 0;
+    net::DimSpec dim;
+    dim.kind = net::DimKind::FullyConnected;
+    dim.shape = {int(set->ranks.size())};
+    dim.bandwidth = BytesPerSecond(1e11);
+    opts.network = net::NetworkSpec{{dim}};
+  }
   auto r = profile::replay(*set, opts);
   if (!r)
     return llvm::consumeError(r.takeError()), 0;
