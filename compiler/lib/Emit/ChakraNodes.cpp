@@ -102,6 +102,8 @@ trace::TraceNode traceNode(const ir::Op &op, size_t idx, int64_t rank, const Ran
   t.commType = commType(op.kind);
   if (op.time.value() > 0) // timed already (hierarchical mode): the runtime replays it
     t.rapidTimeNs = std::max<int64_t>(1, std::llround(op.time.value() * 1e9));
+  if (op.launch.value() > 0)
+    t.launchNs = std::llround(std::min(op.launch.value() * 1e9, double(kMaxTimePs / 1000)));
   const Groups::Entry &g = groups.of(rank, op.group);
   t.pgName = uint32_t(g.id);
   t.involvedDims = involvedBits(g);

@@ -89,8 +89,9 @@ bool inDecodeStep(const Op &op, bool training) { return !training && op.micro >=
 
 /// Gives `op` its time on `gpu`.
 void costOn(Op &op, const GpuSpec &gpu, const ExperimentPoint &point, CostMemo &memo) {
-  if (op.isComm()) {
+  if (op.isComm()) { // a kernel the host launches too, NCCL's or the engine's own
     op.bound = ir::Bound::Network;
+    op.launch = cost::launchCost(point.stack, inDecodeStep(op, point.isTraining()));
     return;
   }
   if (op.kind == OpKind::Block) return; // timed by the driver's probe

@@ -39,6 +39,7 @@ static llvm::Error nodeError(const std::string &file, uint64_t id, const std::st
 static int64_t TraceNode::*intField(const std::string &name) {
   static const std::pair<const char *, int64_t TraceNode::*> table[] = {
       {"rapid_time_ns", &TraceNode::rapidTimeNs}, {"rapid_measured_ns", &TraceNode::measuredNs},
+      {"rapid_launch_ns", &TraceNode::launchNs},
       {"num_ops", &TraceNode::numOps},
       {"tensor_size", &TraceNode::tensorSize},    {"comm_size", &TraceNode::commSize},
       {"comm_src", &TraceNode::commSrc},          {"comm_dst", &TraceNode::commDst},

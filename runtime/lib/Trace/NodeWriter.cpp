@@ -57,6 +57,7 @@ void writeNode(const TraceNode &t, std::string_view name, llvm::ArrayRef<uint32_
   attrInt(n, "comm_size", t.commSize);
   if (t.rapidTimeNs != kAbsent) attrInt(n, "rapid_time_ns", t.rapidTimeNs);
   if (t.measuredNs != kAbsent) attrInt(n, "rapid_measured_ns", t.measuredNs);
+  if (t.launchNs != kAbsent) attrInt(n, "rapid_launch_ns", t.launchNs);
   AttributeProto *pg = n.add_attr();
   pg->set_name("pg_name");
   pg->set_string_val(std::to_string(t.pgName));

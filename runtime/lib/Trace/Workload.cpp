@@ -71,7 +71,7 @@ static llvm::Error checkNode(const RankGraph &g, const TraceNode &n, int numRank
                              const CheckOptions &opts) {
   for (auto [name, value] : {std::pair{"comm_size", n.commSize}, {"num_ops", n.numOps},
                              {"tensor_size", n.tensorSize}, {"rapid_time_ns", n.rapidTimeNs},
-                             {"rapid_measured_ns", n.measuredNs}})
+                             {"rapid_measured_ns", n.measuredNs}, {"rapid_launch_ns", n.launchNs}})
     if (value != kAbsent && value < 0)
       return nodeError(g, n, fmt::format("attribute '{}' is negative ({})", name, value));
   switch (n.kind) {

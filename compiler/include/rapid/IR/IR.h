@@ -102,6 +102,7 @@ struct Op {
   double l2Bytes = 0, smemBytes = 0; ///< traffic at the on-chip levels, from the cost pass
   double commBytes = 0; ///< Chakra comm_size meaning: AR/RS/A2A whole buffer, AG per-rank input, P2P message
   Seconds time;         ///< filled by the cost pass
+  Seconds launch;       ///< communication: its host launch before it can start (the cost pass: the stack's)
   /// Earlier ops of the graph; most ops have one or two, held inline.
   llvm::SmallVector<uint32_t, 2> deps;
 

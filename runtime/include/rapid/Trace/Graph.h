@@ -40,6 +40,9 @@ struct TraceNode {
   /// Our own attribute rapid_measured_ns: a collective that meets its peers
   /// and then takes this long (a profiled collective, replayed).
   int64_t measuredNs = kAbsent;
+  /// Our own attribute rapid_launch_ns: a collective whose host launch
+  /// (the software's per-kernel cost) comes before it can start.
+  int64_t launchNs = kAbsent;
   int64_t numOps = kAbsent, tensorSize = kAbsent;
   int64_t commSize = kAbsent, commSrc = kAbsent, commDst = kAbsent, commTag = kAbsent;
   int64_t commType = kAbsent;
