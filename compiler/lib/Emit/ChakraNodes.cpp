@@ -89,6 +89,8 @@ trace::TraceNode traceNode(const ir::Op &op, size_t idx, int64_t rank, const Ran
     return t;
   }
   t.commSize = std::llround(op.commBytes);
+  if (op.launch.value() > 0) // the host launches it before it can start (ours: rapid_launch_ns)
+    t.launchNs = std::llround(std::min(op.launch.value() * 1e9, double(kMaxTimePs / 1000)));
   if (op.kind == ir::OpKind::Send || op.kind == ir::OpKind::Recv) {
     bool send = op.kind == ir::OpKind::Send;
     int64_t peer = layout.with(rank, ir::Group::PP, op.peer);
@@ -102,8 +104,6 @@ trace::TraceNode traceNode(const ir::Op &op, size_t idx, int64_t rank, const Ran
   t.commType = commType(op.kind);
   if (op.time.value() > 0) // timed already (hierarchical mode): the runtime replays it
     t.rapidTimeNs = std::max<int64_t>(1, std::llround(op.time.value() * 1e9));
-  if (op.launch.value() > 0)
-    t.launchNs = std::llround(std::min(op.launch.value() * 1e9, double(kMaxTimePs / 1000)));
   const Groups::Entry &g = groups.of(rank, op.group);
   t.pgName = uint32_t(g.id);
   t.involvedDims = involvedBits(g);

@@ -152,7 +152,12 @@ void Simulator::issue(uint32_t r, uint32_t idx) {
     else // a broadcast: replayed, as Astra-Sim does
       finishNodeAt(addTime(now_, std::max<int64_t>(1000, timeFromUnits(int64_t(std::min<uint64_t>(n.durationMicros, INT64_MAX)), 1000000))), r, idx);
     break;
-  case NodeKind::Send: issueSend(r, idx); break;
+  case NodeKind::Send: // its data leaves once it is launched
+    if (n.launchNs != trace::kAbsent && n.launchNs > 0 && !opts_.astraCompat)
+      queue_.push(addTime(now_, timeFromUnits(n.launchNs, 1000)), SendStart, r, idx);
+    else
+      issueSend(r, idx);
+    break;
   case NodeKind::Recv: issueRecv(r, idx); break;
   default: // on no resource; our rapid_time_ns makes it a delay (a replayed kernel's launch latency)
     finishNodeAt(n.rapidTimeNs != trace::kAbsent && !opts_.astraCompat

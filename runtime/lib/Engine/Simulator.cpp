@@ -108,10 +108,12 @@ void Simulator::inject(uint32_t src, uint32_t dst, uint32_t id, uint32_t srcNode
   // A send completes when its data arrives (Astra-Sim's semantics).
   finishNodeAt(now_, m.srcRank, m.srcNode);
   Channel &ch = channels_[m.channel];
-  if (ch.head < ch.waiting.size())
-    finishNodeAt(now_, ch.dstRank, ch.waiting[ch.head++]);
-  else
+  if (ch.head < ch.waiting.size()) {
+    uint32_t recv = ch.waiting[ch.head++];
+    finishNodeAt(std::max(now_, launchedAt(ch.dstRank, recv)), ch.dstRank, recv);
+  } else {
     ++ch.arrived;
+  }
 }
 
 /// Sends and receives pair on (src, dst, tag, size), first come first served.
@@ -144,6 +146,14 @@ void Simulator::issueSend(uint32_t r, uint32_t idx) {
   inject(r, uint32_t(dst), id, idx, 0);
 }
 
+/// When an issued node's kernel is launched: its start plus its
+/// rapid_launch_ns (ours, so not under --astra-compat).
+int64_t Simulator::launchedAt(uint32_t r, uint32_t idx) const {
+  const TraceNode &n = w_.ranks[r].nodes()[idx];
+  int64_t start = ranks_[r].startPs[idx];
+  return n.launchNs != trace::kAbsent && !opts_.astraCompat ? addTime(start, timeFromUnits(n.launchNs, 1000)) : start;
+}
+
 void Simulator::issueRecv(uint32_t r, uint32_t idx) {
   const TraceNode &n = w_.ranks[r].nodes()[idx];
   Channel &ch = channels_[channelFor(w_.ranks[r].src(n), r, n.commTag, n.commSize)];
@@ -154,7 +164,7 @@ void Simulator::issueRecv(uint32_t r, uint32_t idx) {
     ++s.peerWaits;
   if (ch.arrived) {
     --ch.arrived;
-    finishNodeAt(now_, r, idx);
+    finishNodeAt(launchedAt(r, idx), r, idx);
   } else {
     ch.waiting.push_back(idx);
   }
@@ -180,6 +190,8 @@ llvm::Expected<SimResult> Simulator::run() {
       onArrive(e.a);
     else if (e.kind == MemberStart)
       startChunks(e.a, e.b);
+    else if (e.kind == SendStart)
+      issueSend(e.a, e.b);
     else
       runChunk(e.a, e.b / instances_[e.a].chunks, e.b % instances_[e.a].chunks);
     if (!admitted_.empty())

@@ -48,6 +48,7 @@ void writeNode(const TraceNode &t, std::string_view name, llvm::ArrayRef<uint32_
     attrInt32(n, "comm_dst", int32_t(t.commDst));
     attrInt32(n, "comm_tag", int32_t(t.commTag));
     attrInt(n, "comm_size", t.commSize);
+    if (t.launchNs != kAbsent) attrInt(n, "rapid_launch_ns", t.launchNs);
     return;
   default:
     break;

@@ -92,7 +92,8 @@ public:
 private:
   /// MemberStart: a member's chunks start walking once its collective's
   /// protocol start cost has passed (one event, not one per chunk).
-  enum EventKind : uint32_t { NodeDone, MsgArrive, ChunkResume, MemberStart };
+  /// SendStart: a send's data leaves once its launch (rapid_launch_ns) has.
+  enum EventKind : uint32_t { NodeDone, MsgArrive, ChunkResume, MemberStart, SendStart };
   static constexpr uint32_t kNone = UINT32_MAX;
   enum NodeState : uint8_t { kWaiting, kJoined, kRunning, kDone };
   /// What members must agree on: group, comm_type, comm_size, involved_dim.
@@ -298,6 +299,7 @@ private:
   void onArrive(uint32_t msg);
   void issueSend(uint32_t r, uint32_t idx);
   void issueRecv(uint32_t r, uint32_t idx);
+  int64_t launchedAt(uint32_t r, uint32_t idx) const;
   uint32_t channelFor(int64_t src, int64_t dst, int64_t tag, int64_t size);
   void fail(const trace::RankGraph &g, const trace::TraceNode &n, const std::string &what);
   void fail(std::string message);
