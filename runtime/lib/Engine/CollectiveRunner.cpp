@@ -261,10 +261,8 @@ void Simulator::startCollective(uint32_t r, uint32_t idx) {
   uint32_t member = memberIndex(r, n);
   if (instances_[id].numSteps == 0)
     return memberDone(id, member);
-  // The member's own launch (rapid_launch_ns, ours: not under Astra-Sim's
-  // semantics), then the instance's start.
-  int64_t launch = n.launchNs != trace::kAbsent && !opts_.astraCompat ? timeFromUnits(n.launchNs, 1000) : 0;
-  if (int64_t base = addTime(instances_[id].protoBasePs, launch); base > 0)
+  // The member's own launch, then the instance's start.
+  if (int64_t base = addTime(instances_[id].protoBasePs, launchPs(n)); base > 0)
     return queue_.push(addTime(now_, base), MemberStart, id, member);
   startChunks(id, member);
 }

@@ -153,8 +153,8 @@ void Simulator::issue(uint32_t r, uint32_t idx) {
       finishNodeAt(addTime(now_, std::max<int64_t>(1000, timeFromUnits(int64_t(std::min<uint64_t>(n.durationMicros, INT64_MAX)), 1000000))), r, idx);
     break;
   case NodeKind::Send: // its data leaves once it is launched
-    if (n.launchNs != trace::kAbsent && n.launchNs > 0 && !opts_.astraCompat)
-      queue_.push(addTime(now_, timeFromUnits(n.launchNs, 1000)), SendStart, r, idx);
+    if (int64_t launch = launchPs(n); launch > 0)
+      queue_.push(addTime(now_, launch), SendStart, r, idx);
     else
       issueSend(r, idx);
     break;

@@ -146,12 +146,15 @@ void Simulator::issueSend(uint32_t r, uint32_t idx) {
   inject(r, uint32_t(dst), id, idx, 0);
 }
 
-/// When an issued node's kernel is launched: its start plus its
-/// rapid_launch_ns (ours, so not under --astra-compat).
+/// A communication node's host launch, ps: its rapid_launch_ns (ours, so
+/// not under --astra-compat, which runs a trace as stock Astra-Sim).
+int64_t Simulator::launchPs(const TraceNode &n) const {
+  return n.launchNs != trace::kAbsent && !opts_.astraCompat ? timeFromUnits(n.launchNs, 1000) : 0;
+}
+
+/// When an issued node's kernel is launched.
 int64_t Simulator::launchedAt(uint32_t r, uint32_t idx) const {
-  const TraceNode &n = w_.ranks[r].nodes()[idx];
-  int64_t start = ranks_[r].startPs[idx];
-  return n.launchNs != trace::kAbsent && !opts_.astraCompat ? addTime(start, timeFromUnits(n.launchNs, 1000)) : start;
+  return addTime(ranks_[r].startPs[idx], launchPs(w_.ranks[r].nodes()[idx]));
 }
 
 void Simulator::issueRecv(uint32_t r, uint32_t idx) {

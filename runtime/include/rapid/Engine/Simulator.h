@@ -299,6 +299,7 @@ private:
   void onArrive(uint32_t msg);
   void issueSend(uint32_t r, uint32_t idx);
   void issueRecv(uint32_t r, uint32_t idx);
+  int64_t launchPs(const trace::TraceNode &n) const;
   int64_t launchedAt(uint32_t r, uint32_t idx) const;
   uint32_t channelFor(int64_t src, int64_t dst, int64_t tag, int64_t size);
   void fail(const trace::RankGraph &g, const trace::TraceNode &n, const std::string &what);
