@@ -52,11 +52,11 @@ engine::SystemConfig systemConfig(const ExperimentPoint &p) {
     }
     chosen |= d.algorithm != CollectiveAlgorithm::Auto;
   }
-  // `auto` is NCCL's choice between the ring and, between nodes, the tree.
-  // The first dimension is a node's own fabric (and so is a `same_node`
-  // one): NCCL chains a node's GPUs, which gains nothing over the ring.
-  for (size_t d = 1; d < p.network.dims.size() && d < 32; ++d)
-    if (p.network.dims[d].algorithm == CollectiveAlgorithm::Auto && !p.network.dims[d].sameNode)
+  // `auto` is NCCL's choice between the ring and, between nodes, the tree:
+  // within a node NCCL chains its GPUs, which gains nothing over the ring.
+  uint32_t betweenNodes = networkSpec(p).betweenNodes();
+  for (size_t d = 0; d < p.network.dims.size() && d < 32; ++d)
+    if (p.network.dims[d].algorithm == CollectiveAlgorithm::Auto && (betweenNodes >> d & 1))
       cfg.allReduceAuto |= 1u << d;
   if (!chosen) return cfg; // the runtime's default, as Astra-Sim files without the keys
   // A dimension's algorithm is NCCL's choice for it: trees (and the custom

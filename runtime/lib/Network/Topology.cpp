@@ -22,6 +22,13 @@ int NetworkSpec::numRanks() const {
   return n;
 }
 
+uint32_t NetworkSpec::betweenNodes() const {
+  uint32_t bits = 0;
+  for (size_t d = 1; d < dims.size() && d < 32; ++d)
+    if (!dims[d].sameNode) bits |= 1u << d;
+  return bits;
+}
+
 Topology::Topology(NetworkSpec spec) : spec_(std::move(spec)) {
   for (const auto &d : spec_.dims) {
     strides_.push_back(numRanks_);

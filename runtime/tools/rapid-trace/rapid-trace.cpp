@@ -107,11 +107,9 @@ static std::pair<profile::TraceSet, profile::ReplayOptions> load() {
   } else if (system_.empty()) {
     opts.system.protocol = coll::Protocol::Auto;
   }
-  // And NCCL's choice of ring or tree for all-reduces between nodes: every
-  // dimension past the first that is not `same_node`, as rapidc's `auto`.
-  if (system_.empty() && opts.network)
-    for (size_t d = 1; d < opts.network->dims.size() && d < 32; ++d)
-      if (!opts.network->dims[d].sameNode) opts.system.allReduceAuto |= 1u << d;
+  // And NCCL's choice of ring or tree for all-reduces between nodes, as
+  // rapidc's `auto`.
+  if (system_.empty() && opts.network) opts.system.allReduceAuto = opts.network->betweenNodes();
   if (!gpu.empty())
     opts.deviceScale = orDie(profile::gpuScale(profiledGpu, gpu, {imports.begin(), imports.end()}, stdlibDir));
   return {std::move(set), std::move(opts)};

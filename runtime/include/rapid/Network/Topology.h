@@ -50,6 +50,9 @@ struct DimSpec {
 struct NetworkSpec {
   std::vector<DimSpec> dims;
   int numRanks() const;
+  /// Dimensions (bits, the first 32) between nodes: past the first, a
+  /// node's own fabric, and not `same_node`. NCCL builds its trees there.
+  uint32_t betweenNodes() const;
   friend bool operator==(const NetworkSpec &, const NetworkSpec &) = default;
 };
 
