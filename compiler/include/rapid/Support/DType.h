@@ -1,12 +1,13 @@
 //===- DType.h - Element types of tensors and math --------------*- C++ -*-===//
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
 namespace rapid {
 
-enum class DType { FP32, TF32, BF16, FP16, FP8 };
+enum class DType : uint8_t { FP32, TF32, BF16, FP16, FP8 };
 
 /// Bytes per element in memory (TF32 is stored as FP32).
 constexpr double bytesOf(DType t) {
