@@ -270,3 +270,22 @@ TEST(DecodeAttention, OneBlockPerHeadPassesOverItsCacheAndSharesTheSmsPastOneEac
   EXPECT_EQ(decodeAttention(g, memory, 32, 100, 20).bound, Bound::Hbm);
 }
 
+TEST(Cost, DecodeAttentionGroupedBlocks) {
+  GpuSpec g = testGpu(); // 108 SMs
+  StackSpec s;
+  // No grouped kernel: a block per (sequence, query head).
+  EXPECT_EQ(decodeAttentionBlocks(g, s, 7 * 32, 8), 7 * 32);
+  s.decodeAttentionGroupedMin = 8;
+  s.decodeAttentionGroupedMax = 16;
+  s.decodeAttentionGroupedFill = 0.25;
+  // 7 sequences x 4 KV heads = 28 blocks >= 27 (a quarter of the SMs).
+  EXPECT_EQ(decodeAttentionBlocks(g, s, 7 * 32, 8), 28);
+  // 6 x 4 = 24 < 27: the per-head kernel.
+  EXPECT_EQ(decodeAttentionBlocks(g, s, 6 * 32, 8), 6 * 32);
+  // Groups outside 8..16 never group; no upper limit takes 32.
+  EXPECT_EQ(decodeAttentionBlocks(g, s, 64 * 32, 4), 64 * 32);
+  EXPECT_EQ(decodeAttentionBlocks(g, s, 64 * 32, 32), 64 * 32);
+  s.decodeAttentionGroupedMax = 0;
+  EXPECT_EQ(decodeAttentionBlocks(g, s, 64 * 32, 32), 64);
+}
+

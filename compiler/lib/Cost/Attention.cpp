@@ -327,4 +327,13 @@ KernelCost decodeAttention(const GpuSpec &g, const KernelCost &memory, int64_t b
   return c;
 }
 
+int64_t decodeAttentionBlocks(const GpuSpec &g, const StackSpec &stack, int64_t pairs, int64_t group) {
+  int64_t lo = stack.decodeAttentionGroupedMin, hi = stack.decodeAttentionGroupedMax;
+  if (lo <= 0 || group < lo || (hi > 0 && group > hi)) return pairs;
+  // TensorRT-LLM's heuristic: a grouped block does a group's work, so with
+  // few of them the per-head kernel spreads the same work over more SMs.
+  int64_t grouped = pairs / group;
+  return double(grouped) >= stack.decodeAttentionGroupedFill * double(g.smCount) ? grouped : pairs;
+}
+
 } // namespace rapid::cost

@@ -234,6 +234,7 @@ Op decodeAttention(const Shard &sh) {
   op.kind = OpKind::DecodeAttention;
   op.name = "attn.decode";
   op.shape = {1, sh.kvTokens, sh.model.headDim, sh.b * sh.headsLocal};
+  op.kvGroup = int32_t(std::max<int64_t>(1, sh.headsLocal / std::max<int64_t>(1, sh.kvLocal / sh.model.headDim)));
   op.flops = 4.0 * sh.kvTokens * sh.model.headDim * double(op.shape.batch);
   double q = double(sh.b) * qLocal(sh);
   double kv = sh.kvBytes / sh.d; // the cache may be stored narrower than the math (FP8 KV)

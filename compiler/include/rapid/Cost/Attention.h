@@ -68,5 +68,10 @@ AttentionCost naiveAttention(const GpuSpec &g, const AttentionShape &s, Pass pas
 /// many blocks at a time as there are SMs (docs/model.md §3.3).
 KernelCost decodeAttention(const GpuSpec &g, const KernelCost &memory, int64_t blocks, int64_t tokens,
                            double cyclesPerToken);
+/// The thread blocks `stack`'s decode kernel runs for `pairs` (sequence,
+/// query head) pairs whose query heads share key/value heads in groups of
+/// `group`: one a pair, or one a (sequence, key/value head) where the stack's
+/// grouped kernel takes the group and fills enough SMs (docs/model.md §3.3).
+int64_t decodeAttentionBlocks(const GpuSpec &g, const StackSpec &stack, int64_t pairs, int64_t group);
 
 } // namespace rapid::cost

@@ -93,6 +93,7 @@ struct Op {
   int32_t kernels = 1;  ///< launches the op stands for (a LayerNorm backward is two)
   int32_t peer = -1;    ///< send/recv: the stage at the other end
   int32_t tag = 0;      ///< send/recv pairing tag
+  int32_t kvGroup = 1;  ///< decode attention: query heads per key/value head on this rank (GQA's group)
   /// "attn.qkv", "mlp.fc1.wgrad", ...: always a string literal (static
   /// storage), so that an op copies without allocating.
   std::string_view name;
