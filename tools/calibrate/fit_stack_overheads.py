@@ -1,19 +1,27 @@
 #!/usr/bin/env python3
 """Fits a serving stack's host overheads to measured serving runs.
 
-usage: fit_stack_overheads.py RAPIDC EXPERIMENTS.rapid MEASURED.csv STACK PREFIX [PARTS] [--only NAMES]
+usage: fit_stack_overheads.py RAPIDC EXPERIMENTS.rapid MEASURED.csv STACK PREFIX [PARTS] [--only NAMES] [--descend [--from NAME=US,...]] [--pooled]
 
 A serving engine's steps cost their kernels plus host work the GPU waits
 for: `step_overhead` per step and `sequence_overhead` per sequence in it,
 and each request `request_overhead` in the front end (docs/serving.md). This
 runs EXPERIMENTS.rapid (whose experiments use stack STACK) over a grid of the
 three, compares each run with MEASURED.csv the way test/Validation/compare.py
-does, and prints the values with the lowest median absolute error over the
-cases whose experiment names start with PREFIX (the fitted ones) and the
-figures in PARTS (default all), then every row's error at those values.
+does, and prints the values with the lowest error over the cases whose
+experiment names start with PREFIX (the fitted ones) and the figures in
+PARTS (default all), then every row's error at those values. The error is
+each figure's median absolute error, averaged over the figures (until
+2026-11-28 the median over all figures pooled, which the figures with the
+most rows near it decided; `--pooled` keeps it, as `vllm_0_5_4` was fitted).
 Cases outside PREFIX and figures outside PARTS are reported, never fitted.
 `--only NAMES` (rapidc's) runs just those experiments or sweeps during the
 search, so that it need not simulate the held-out ones hundreds of times.
+`--descend` searches by coordinate descent instead of the whole grid: from
+every overhead at 0 (or as `--from NAME=US,...` says), each in turn over its
+grid with the others held, until a round changes nothing (NIM's four overheads: about 200 runs, 4 minutes;
+the whole grid would take hours). NIM's engines also pay
+`admission_overhead` per request whose prompt starts in a step.
 One fit per stack, stated in docs/validation.md with the data it saw.
 
 Two tables are understood, told apart by their columns:
@@ -37,7 +45,7 @@ GRIDS = {
     "vllm": {"step_overhead": range(0, 4001, 500), "sequence_overhead": range(0, 101, 20),
              "request_overhead": range(0, 3001, 500)},
     "nim": {"step_overhead": range(0, 2001, 250), "sequence_overhead": range(0, 101, 10),
-            "request_overhead": range(0, 8001, 1000)},
+            "request_overhead": range(0, 8001, 500), "admission_overhead": range(0, 4001, 500)},
 }
 PARTS = {"vllm": ("duration", "ttft", "tpot", "e2e"), "nim": ("ttft", "itl", "throughput")}
 
@@ -90,7 +98,13 @@ def errors(got, want, cases, parts):
 
 
 def main():
-    args = sys.argv[1:]
+    args = [a for a in sys.argv[1:] if a not in ("--descend", "--pooled")]
+    pooled = "--pooled" in sys.argv
+    start = []
+    if "--from" in args:
+        i = args.index("--from")
+        start = args[i + 1].split(",")
+        del args[i:i + 2]
     only = None
     if "--only" in args:
         i = args.index("--only")
@@ -102,16 +116,45 @@ def main():
     name = (lambda c: c) if kind == "vllm" else (lambda c: c[0])
     fitted = [c for c in want if name(c).startswith(prefix)]
     grid = GRIDS[kind]
-    best = None
-    for values in itertools.product(*grid.values()):
-        values = dict(zip(grid, values))
-        got = predictions(kind, rapidc, experiments, stack, values, only)
-        med = statistics.median(abs(e) for *_, e in errors(got, want, fitted, parts))
-        if best is None or med < best[0]:
-            best = (med, values)
-    med, values = best
+    memo = {}
+
+    def cost(values):
+        key = tuple(values.values())
+        if key not in memo:
+            got = predictions(kind, rapidc, experiments, stack, values, only)
+            # Each figure's median |error|, averaged over the figures: a
+            # median pooled over them all would follow the figures with the
+            # most rows near it and ignore the one that fits worst.
+            by_part = collections.defaultdict(list)
+            for _, part, e in errors(got, want, fitted, parts):
+                by_part["all" if pooled else part].append(abs(e))
+            memo[key] = statistics.mean(statistics.median(v) for v in by_part.values())
+        return memo[key]
+
+    if "--descend" in sys.argv:
+        # Coordinate descent from the grids' first values: each overhead in
+        # turn over its whole grid, the others held, until a round changes
+        # nothing (a four-overhead grid is too large to run whole).
+        values = {k: g[0] for k, g in grid.items()}
+        values.update({k: int(v) for k, v in (kv.split("=") for kv in start)})
+        changed = True
+        while changed:
+            changed = False
+            for k, g in grid.items():
+                best_v = min(g, key=lambda v: (cost({**values, k: v}), v))
+                changed |= best_v != values[k]
+                values[k] = best_v
+        med = cost(values)
+    else:
+        best = None
+        for values in itertools.product(*grid.values()):
+            values = dict(zip(grid, values))
+            med = cost(values)
+            if best is None or med < best[0]:
+                best = (med, values)
+        med, values = best
     print(f"fitted on {len(fitted)} cases ({prefix}*), {'/'.join(parts)}: " +
-          ", ".join(f"{k} = {v} us" for k, v in values.items()) + f", median error {100 * med:.1f}%")
+          ", ".join(f"{k} = {v} us" for k, v in values.items()) + f", mean of the figures' median errors {100 * med:.2f}%")
     got = predictions(kind, rapidc, experiments, stack, values, None)
     for c, part, e in errors(got, want, list(want), PARTS[kind]):
         print(f"{'fitted ' if c in fitted and part in parts else 'held out'} {c} {part}: {100 * e:+.1f}%")
