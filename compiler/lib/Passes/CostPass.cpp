@@ -97,7 +97,8 @@ void costOn(Op &op, const GpuSpec &gpu, const ExperimentPoint &point, CostMemo &
   }
   if (op.kind == OpKind::Block) return; // timed by the driver's probe
   CostMemo::Key key{op.kind, op.shape.m, op.shape.n, op.shape.k, op.shape.batch, op.dtype,
-                    op.causal, op.dropout, op.phase == ir::Phase::Backward, op.bytes, op.flops, op.kernels};
+                    op.causal, op.dropout, op.phase == ir::Phase::Backward, op.bytes, op.flops, op.kernels,
+                    op.kvGroup};
   auto it = memo.costs.find(key);
   if (it == memo.costs.end()) it = memo.costs.emplace(key, costOf(gpu, point.stack, op)).first;
   cost::KernelCost c = cost::launched(it->second, cost::launchCost(point.stack, inDecodeStep(op, point.isTraining())));

@@ -50,7 +50,10 @@ ir::Program compilePoint(const ExperimentPoint &point, const PipelineOptions &op
 /// GPU and stack. Layers repeat the same shapes, so each GPU and stack (or
 /// serving run) keeps one.
 struct CostMemo {
-  using Key = std::tuple<ir::OpKind, int64_t, int64_t, int64_t, int64_t, DType, bool, bool, bool, double, double, int32_t>;
+  /// Everything costOf reads of an op: kind, shape, type, masks, pass, bytes,
+  /// FLOPs, kernels and (decode attention) the query heads per KV head.
+  using Key =
+      std::tuple<ir::OpKind, int64_t, int64_t, int64_t, int64_t, DType, bool, bool, bool, double, double, int32_t, int32_t>;
   std::map<Key, cost::KernelCost> costs;
 };
 
