@@ -4,10 +4,11 @@
 usage: fit_stack_overheads.py RAPIDC EXPERIMENTS.rapid MEASURED.csv STACK PREFIX [PARTS] [--only NAMES] [--descend [--from NAME=US,...]] [--pooled]
 
 A serving engine's steps cost their kernels plus host work the GPU waits
-for: `step_overhead` per step and `sequence_overhead` per sequence in it,
+for: `step_overhead` per step, `sequence_overhead` per sequence in it and
+(NIM's engines) `admission_overhead` per request it takes from the queue,
 and each request `request_overhead` in the front end (docs/serving.md). This
-runs EXPERIMENTS.rapid (whose experiments use stack STACK) over a grid of the
-three, compares each run with MEASURED.csv the way test/Validation/compare.py
+runs EXPERIMENTS.rapid (whose experiments use stack STACK) over a grid of
+those, compares each run with MEASURED.csv the way test/Validation/compare.py
 does, and prints the values with the lowest error over the cases whose
 experiment names start with PREFIX (the fitted ones) and the figures in
 PARTS (default all), then every row's error at those values. The error is
@@ -19,9 +20,8 @@ Cases outside PREFIX and figures outside PARTS are reported, never fitted.
 search, so that it need not simulate the held-out ones hundreds of times.
 `--descend` searches by coordinate descent instead of the whole grid: from
 every overhead at 0 (or as `--from NAME=US,...` says), each in turn over its
-grid with the others held, until a round changes nothing (NIM's four overheads: about 200 runs, 4 minutes;
-the whole grid would take hours). NIM's engines also pay
-`admission_overhead` per request whose prompt starts in a step.
+grid with the others held, until a round changes nothing (NIM's four
+overheads: about 200 runs, 4 minutes; the whole grid would take hours).
 One fit per stack, stated in docs/validation.md with the data it saw.
 
 Two tables are understood, told apart by their columns:
@@ -132,9 +132,9 @@ def main():
         return memo[key]
 
     if "--descend" in sys.argv:
-        # Coordinate descent from the grids' first values: each overhead in
-        # turn over its whole grid, the others held, until a round changes
-        # nothing (a four-overhead grid is too large to run whole).
+        # Coordinate descent from the grids' first values or --from's: each
+        # overhead in turn over its whole grid, the others held, until a
+        # round changes nothing (a four-overhead grid is too large to run).
         values = {k: g[0] for k, g in grid.items()}
         values.update({k: int(v) for k, v in (kv.split("=") for kv in start)})
         changed = True

@@ -51,11 +51,9 @@ public:
     if (!d) return d.takeError();
     // Swapped blocks cross the host link before the step runs (vLLM V0).
     double swap = double(s.swapBlocks) * blockBytes / point.gpu.hostBandwidth.value();
-    int64_t admitted = 0; // prompts whose first chunk is in this step
-    for (const serve::Chunk &c : s.prefill) admitted += c.context == 0;
     double host = point.stack.stepOverhead.value() +
                   double(s.decodeSeqs + int64_t(s.prefill.size())) * point.stack.sequenceOverhead.value() +
-                  double(admitted) * point.stack.admissionOverhead.value();
+                  double(s.admitted) * point.stack.admissionOverhead.value();
     // The draft's tensor-core kernels share the replica's clock with the model's.
     return *t + *d + host + swap + heldClock(s, *t + *d, stepTensor + draftTensor);
   }

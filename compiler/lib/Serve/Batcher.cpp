@@ -172,6 +172,7 @@ void Batcher::prefill(Replica &rep, int64_t &budget, bool whole) {
     rep.running.push_back(i);
     schedule(rep, i, n);
     budget -= n;
+    ++admittedNow;
   }
 }
 
@@ -180,6 +181,7 @@ StepShape Batcher::build(Replica &rep, int64_t id) {
   rep.step.clear();
   preemptedNow = false;
   swapNow = 0;
+  admittedNow = 0;
   int64_t budget = e.tokenBudget;
   switch (e.scheduler) {
   case ServeScheduler::Static: // a new batch only when the last one is done
@@ -196,6 +198,7 @@ StepShape Batcher::build(Replica &rep, int64_t id) {
   }
   StepShape shape;
   shape.swapBlocks = swapNow;
+  shape.admitted = admittedNow;
   for (auto [i, n] : rep.step) {
     const Live &l = live[size_t(i)];
     shape.tokens += n;

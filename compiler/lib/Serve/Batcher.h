@@ -105,6 +105,7 @@ private:
   int64_t stepId = -1, preempted = 0;
   bool preemptedNow = false;
   int64_t swapNow = 0; ///< blocks the step being built moves to or from host memory
+  int64_t admittedNow = 0; ///< requests the step being built takes from the queue
   int64_t hitTokens = 0, admittedPrompt = 0; ///< for prefixHitRate
 };
 

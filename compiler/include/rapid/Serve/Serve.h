@@ -50,6 +50,7 @@ struct StepShape {
   int64_t decodeSeqs = 0;     ///< requests with one new token after a cache
   int64_t decodeKv = 0;       ///< tokens those attend over, in all
   int64_t swapBlocks = 0;     ///< KV blocks copied to or from host memory before it runs
+  int64_t admitted = 0;       ///< requests taken from the queue into it (their first chunk)
   /// Speculative decoding: decodes that verify drafts (counted in
   /// decodeSeqs, their n - 1 drafts and last token in tokens and sampled),
   /// and the most drafts any of them verifies: the draft's sequential passes.
