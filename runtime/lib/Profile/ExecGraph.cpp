@@ -26,8 +26,9 @@ const char *roleName(Role r) {
 namespace {
 
 /// "ncclDevKernel_AllReduce_Sum_f16_RING_LL(...)" -> AllReduce; SendRecv is
-/// an all-to-all when its call ran inside an "nccl:all_to_all" annotation.
-std::optional<CollKind> ncclKind(llvm::StringRef kernel, llvm::StringRef annotation) {
+/// an all-to-all when its call ran inside an "nccl:all_to_all" annotation or
+/// the profiler names the collective so.
+std::optional<CollKind> ncclKind(llvm::StringRef kernel, llvm::StringRef annotation, llvm::StringRef collective) {
   if (!kernel.consume_front("ncclKernel_") && !kernel.consume_front("ncclDevKernel_"))
     return std::nullopt;
   llvm::StringRef op = kernel.take_until([](char c) { return c == '_' || c == '('; });
@@ -37,6 +38,9 @@ std::optional<CollKind> ncclKind(llvm::StringRef kernel, llvm::StringRef annotat
   if (op == "Broadcast") return CollKind::Broadcast;
   if (op == "Reduce") return CollKind::Reduce;
   if (annotation == "nccl:all_to_all" || annotation == "nccl:all_to_allv") return CollKind::AllToAll;
+  if (collective == "all_to_all" || collective == "all_to_allv" || collective == "alltoall" ||
+      collective == "alltoall_base")
+    return CollKind::AllToAll;
   return std::nullopt; // send/recv between two ranks: replayed as measured
 }
 
@@ -150,14 +154,17 @@ private:
     Role role = d.kind == EventKind::Memcpy ? Role::Copy : d.kind == EventKind::Memset ? Role::Set : Role::Kernel;
     uint32_t n;
     if (d.kind == EventKind::Kernel && isNcclKernel(name)) {
-      const Event *note = annotationAt(call);
-      auto kind = ncclKind(name, note ? llvm::StringRef(t.name(*note)) : "");
+      const Event *note = annotationAt(call, false);
+      const Event *named = d.comm >= 0 ? &d : annotationAt(call, true);
+      const CommInfo *comm = named ? &t.comms[size_t(named->comm)] : nullptr;
+      auto kind = ncclKind(name, note ? llvm::StringRef(t.name(*note)) : "", comm ? comm->collective : "");
       n = add(kind ? Role::Collective : Role::PeerToPeer, NodeKind::Coll, false, d.lane, 0, std::move(deps), d.name);
       GraphNode &gn = g.nodes[n];
       gn.node.commType = int64_t(kind.value_or(CollKind::AllToAll));
       if (kind) {
         gn.node.rapidTimeNs = trace::kAbsent; // the replay sets the instance's time
-        g.collectives.push_back({n, d.lane, ncclOrdinal[d.lane]++, d.durNs, note ? note->bytes : -1});
+        int64_t bytes = note && note->bytes >= 0 ? note->bytes : comm ? comm->bytes : -1;
+        g.collectives.push_back({n, d.lane, ncclOrdinal[d.lane]++, d.durNs, bytes, named ? named->comm : -1});
       } else {
         gn.node.rapidTimeNs = d.durNs; // replayed on its stream as measured
       }
@@ -173,11 +180,12 @@ private:
     return n;
   }
 
-  /// The innermost "nccl:..." annotation around `call` on its thread.
-  const Event *annotationAt(const Event &call) {
+  /// The innermost "nccl:..." annotation around `call` on its thread, or
+  /// (`named`) the innermost record_param_comms that names its collective.
+  const Event *annotationAt(const Event &call, bool named) {
     const Event *found = nullptr;
     for (const Event *a : annotations[call.lane])
-      if (a->startNs <= call.startNs && call.startNs <= a->endNs()) found = a;
+      if ((a->comm >= 0) == named && a->startNs <= call.startNs && call.startNs <= a->endNs()) found = a;
     return found;
   }
 

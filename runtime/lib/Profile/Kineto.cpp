@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <map>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <zlib.h>
@@ -221,6 +223,82 @@ int64_t collectiveBytes(const Object *args) {
   return n >= 0 && b > 0 ? n * b : -1;
 }
 
+/// Bytes per element of the ScalarType names record_param_comms writes as
+/// "dtype" (c10::toString).
+int64_t scalarTypeBytes(llvm::StringRef type) {
+  static const std::pair<const char *, int64_t> table[] = {
+      {"Double", 8}, {"Long", 8},  {"ComplexFloat", 8}, {"Float", 4},         {"Int", 4},
+      {"Half", 2},   {"BFloat16", 2}, {"Short", 2},     {"Char", 1},          {"Byte", 1},
+      {"Bool", 1},   {"Float8_e4m3fn", 1}, {"Float8_e5m2", 1}, {"Float8_e4m3fnuz", 1}, {"Float8_e5m2fnuz", 1}};
+  for (auto [name, bytes] : table)
+    if (type == name) return bytes;
+  return -1;
+}
+
+/// An integer written as a number or as a string of one ("Group size").
+std::optional<int64_t> integerArg(const Object &args, llvm::StringRef key) {
+  const Value *v = args.get(key);
+  if (!v) return std::nullopt;
+  if (auto i = v->getAsInteger()) return *i;
+  int64_t out = 0;
+  if (auto s = v->getAsString(); s && !s->trim().getAsInteger(10, out)) return out;
+  return std::nullopt;
+}
+
+constexpr int64_t kMaxRank = 1 << 20;
+
+/// "Process Group Ranks": "[0, 1, 2, 3]" (a string, as Kineto writes it) or
+/// an array. Past 30 ranks PyTorch writes the first ones, "...", and the
+/// last: read where the first ones step evenly to the last in `size` ranks.
+/// nullopt: not a list of ranks.
+std::optional<std::vector<int>> groupRanks(const Value &v, int64_t size) {
+  llvm::SmallVector<llvm::StringRef, 32> items;
+  std::string text;
+  if (auto s = v.getAsString()) {
+    text = s->trim().str();
+  } else if (const llvm::json::Array *a = v.getAsArray()) {
+    for (const Value &x : *a) {
+      auto i = x.getAsInteger();
+      if (!i) return std::nullopt;
+      text += (text.empty() ? "" : ",") + std::to_string(*i);
+    }
+    text = "[" + text + "]";
+  } else {
+    return std::nullopt;
+  }
+  llvm::StringRef body(text);
+  if (!body.consume_front("[") || !body.consume_back("]")) return std::nullopt;
+  body.split(items, ',', -1, /*KeepEmpty=*/false);
+  std::vector<int64_t> head, tail;
+  bool cut = false;
+  for (llvm::StringRef item : items) {
+    item = item.trim();
+    if (item == "...") {
+      if (cut) return std::nullopt;
+      cut = true;
+      continue;
+    }
+    int64_t r = 0;
+    if (item.getAsInteger(10, r) || r < 0 || r >= kMaxRank) return std::nullopt;
+    (cut ? tail : head).push_back(r);
+  }
+  std::vector<int> ranks;
+  if (!cut) {
+    ranks.assign(head.begin(), head.end());
+  } else {
+    // A cut list is read only where it can be nothing else.
+    if (head.size() < 2 || tail.size() != 1 || size <= int64_t(head.size())) return std::vector<int>{};
+    int64_t stride = head[1] - head[0];
+    for (size_t i = 1; i < head.size(); ++i)
+      if (stride <= 0 || head[i] - head[i - 1] != stride) return std::vector<int>{};
+    if (head[0] + stride * (size - 1) != tail[0]) return std::vector<int>{};
+    for (int64_t i = 0; i < size; ++i) ranks.push_back(int(head[0] + stride * i));
+  }
+  std::sort(ranks.begin(), ranks.end());
+  if (std::adjacent_find(ranks.begin(), ranks.end()) != ranks.end()) return std::nullopt;
+  return ranks;
+}
+
 class Reader {
 public:
   Reader(KinetoTrace &t, const ReadOptions &opts) : t(t), opts(opts) {}
@@ -286,6 +364,46 @@ private:
     return fileError(t.file, fmt::format("no step '{}'; the trace has {}", opts.step, fmt::join(seen, ", ")));
   }
 
+  /// The process group and sizes the profiler recorded on a collective's
+  /// record_param_comms or NCCL kernel, where it did (recent releases).
+  llvm::Error readComm(const Object *args, uint32_t i, llvm::StringRef name, Event &e) {
+    if (!args) return llvm::Error::success();
+    const Value *ranksArg = args->get("Process Group Ranks");
+    auto pgName = idText(*args, "Process Group Name");
+    auto collective = args->getString("Collective name");
+    if (!ranksArg && pgName.empty() && !collective) return llvm::Error::success();
+    CommInfo c;
+    if (collective) c.collective = collective->str();
+    auto size = integerArg(*args, "Group size");
+    if (ranksArg || !pgName.empty()) {
+      ProcessGroup g;
+      g.name = pgName;
+      g.desc = args->getString("Process Group Description").value_or("").str();
+      if (ranksArg) {
+        auto ranks = groupRanks(*ranksArg, size.value_or(0));
+        if (!ranks)
+          return eventError(i, name, "'Process Group Ranks' is not a list of ranks such as \"[0, 1, 2, 3]\"");
+        if (size && !ranks->empty() && *size != int64_t(ranks->size()))
+          return eventError(i, name, fmt::format("'Group size' is {} but 'Process Group Ranks' lists {} ranks", *size,
+                                                 ranks->size()));
+        g.ranks = std::move(*ranks);
+      }
+      auto key = std::tuple{g.name, g.desc, g.ranks};
+      auto [it, fresh] = groupIds.try_emplace(key, int32_t(t.groups.size()));
+      if (fresh) t.groups.push_back(std::move(g));
+      c.group = it->second;
+    }
+    auto nelems = integerArg(*args, "In msg nelems");
+    int64_t width = scalarTypeBytes(args->getString("dtype").value_or(""));
+    if (nelems && *nelems >= 0 && *nelems <= (int64_t(1) << 50) && width > 0) c.bytes = *nelems * width;
+    llvm::StringRef peerKey = c.collective == "send" ? "Dst Rank" : c.collective == "recv" ? "Src Rank" : "";
+    if (!peerKey.empty())
+      if (auto peer = integerArg(*args, peerKey); peer && *peer >= 0 && *peer < kMaxRank) c.peer = int(*peer);
+    e.comm = int32_t(t.comms.size());
+    t.comms.push_back(std::move(c));
+    return llvm::Error::success();
+  }
+
   uint32_t intern(llvm::StringRef s) {
     auto [it, fresh] = nameIds.try_emplace(s.str(), uint32_t(t.names.size()));
     if (fresh) t.names.push_back(s.str());
@@ -318,6 +436,7 @@ private:
     bool device = cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset";
     if (device) {
       if (e.correlation < 0) return eventError(i, name, "device work without 'args.correlation'");
+      if (auto err = readComm(args, i, name, e)) return err;
       e.kind = cat == "kernel" ? EventKind::Kernel : cat == "gpu_memcpy" ? EventKind::Memcpy : EventKind::Memset;
       e.lane = intOr(args, "stream", intOr(o, "tid", 0));
       e.name = intern(name);
@@ -328,6 +447,10 @@ private:
     bool inStep = idText(*o, "pid") == stepPid && e.startNs >= 0 && e.startNs <= t.stepNs;
     bool runtime = cat == "cuda_runtime" || cat == "cuda_driver";
     bool annotation = (cat == "user_annotation" || cat == "cpu_op") && name.starts_with("nccl:");
+    if (inStep && cat == "cpu_op" && name == "record_param_comms") {
+      if (auto err = readComm(args, i, name, e)) return err;
+      annotation = e.comm >= 0;
+    }
     if (inStep && cat == "cpu_op")
       if (auto op = name.starts_with("aten::_scaled_dot") ? attention(name, args) : matmul(name, args)) {
         op->lane = intOr(o, "tid", 0), op->startNs = e.startNs, op->endNs = e.endNs();
@@ -384,6 +507,7 @@ private:
   Micros stepTs;
   std::string stepPid;
   std::unordered_map<std::string, uint32_t> nameIds;
+  std::map<std::tuple<std::string, std::string, std::vector<int>>, int32_t> groupIds;
   std::unordered_set<int64_t> launched;
   std::vector<Event> pendingDevice;
 };

@@ -141,31 +141,91 @@ llvm::Error scaleWorld(TraceSet &set, int world) {
   return llvm::Error::success();
 }
 
-/// Gives every NCCL collective its peers' common time and group. Ranks are
-/// matched per stream (NCCL runs each communicator on its own stream) by the
-/// collective's place in that stream's order.
-static llvm::Error matchCollectives(const TraceSet &set, bool simulate, ReplayResult &r) {
-  std::map<int64_t, std::vector<int>> members;
-  for (size_t k = 0; k < r.graphs.size(); ++k)
-    for (int64_t s : r.graphs[k].streams)
-      if (std::any_of(r.graphs[k].collectives.begin(), r.graphs[k].collectives.end(),
-                      [&](const CollectiveUse &c) { return c.stream == s; }))
-        members[s].push_back(int(k));
-  std::map<std::vector<int>, uint32_t> groupIds;
-  for (const auto &[stream, ranks] : members) {
-    if (ranks.size() == 1 && set.ranks.size() > 1)
-      return error(fmt::format("stream {}: only rank {} launched NCCL collectives there; a collective needs its "
-                               "peers: the traces are not of one iteration of one job",
-                               stream, ranks[0]));
-    std::vector<std::vector<const CollectiveUse *>> uses(ranks.size());
-    for (size_t m = 0; m < ranks.size(); ++m)
-      for (const CollectiveUse &c : r.graphs[ranks[m]].collectives)
-        if (c.stream == stream) uses[m].push_back(&c);
-    for (size_t m = 1; m < ranks.size(); ++m)
-      if (uses[m].size() != uses[0].size())
-        return error(fmt::format("stream {}: rank {} launched {} NCCL collectives, rank {} launched {}: "
+namespace {
+
+/// The communicator a collective ran on: the process group the profiler
+/// names with its ranks, else its stream (NCCL gives each communicator its
+/// own stream; older profiles name nothing). Streams sort first.
+struct CommKey {
+  bool named = false;
+  int64_t stream = 0;
+  std::string name;
+  std::vector<int> ranks;
+  auto tie() const { return std::tie(named, stream, name, ranks); }
+  bool operator<(const CommKey &o) const { return tie() < o.tie(); }
+  std::string label() const {
+    return named ? fmt::format("process group '{}' (ranks {})", name, fmt::join(ranks, ", "))
+                 : fmt::format("stream {}", stream);
+  }
+};
+
+struct Communicator {
+  std::vector<int> members; ///< ascending
+  std::vector<std::vector<const CollectiveUse *>> uses; ///< per member, in launch order
+};
+
+} // namespace
+
+/// Sorts every rank's collectives by communicator; a named group's members
+/// are the ranks it lists, a stream's the ranks that used it.
+static llvm::Expected<std::map<CommKey, Communicator>> communicators(const TraceSet &set, const ReplayResult &r) {
+  std::map<CommKey, std::map<int, std::vector<const CollectiveUse *>>> byKey;
+  int world = int(set.ranks.size());
+  for (int k = 0; k < int(r.graphs.size()); ++k) {
+    const KinetoTrace &t = set.ranks[size_t(k)];
+    for (const CollectiveUse &c : r.graphs[size_t(k)].collectives) {
+      CommKey key;
+      key.stream = c.stream;
+      int32_t g = c.comm >= 0 ? t.comms[size_t(c.comm)].group : -1;
+      if (g >= 0 && !t.groups[size_t(g)].ranks.empty()) {
+        const ProcessGroup &pg = t.groups[size_t(g)];
+        key = CommKey{true, 0, pg.name, pg.ranks};
+        if (pg.ranks.back() >= world)
+          return error(fmt::format("{}: {} lists rank {}, not below world_size {}", t.file, key.label(),
+                                   pg.ranks.back(), world));
+        if (!std::binary_search(pg.ranks.begin(), pg.ranks.end(), t.rank))
+          return error(fmt::format("{}: rank {} launched a collective of {}, which does not include it", t.file,
+                                   t.rank, key.label()));
+      }
+      byKey[key][k].push_back(&c);
+    }
+  }
+  std::map<CommKey, Communicator> out;
+  for (auto &[key, perRank] : byKey) {
+    Communicator &c = out[key];
+    if (key.named) {
+      c.members = key.ranks;
+      for (int m : c.members)
+        if (!perRank.count(m))
+          return error(fmt::format("{}: rank {} is a member but launched none of its {} NCCL collectives: the traces "
+                                   "are not of one iteration of one job",
+                                   key.label(), m, perRank.begin()->second.size()));
+    } else {
+      for (const auto &[k, uses] : perRank) c.members.push_back(k);
+      if (c.members.size() == 1 && set.ranks.size() > 1)
+        return error(fmt::format("stream {}: only rank {} launched NCCL collectives there; a collective needs its "
+                                 "peers: the traces are not of one iteration of one job",
+                                 key.stream, c.members[0]));
+    }
+    for (int m : c.members) c.uses.push_back(std::move(perRank[m]));
+    for (size_t m = 1; m < c.members.size(); ++m)
+      if (c.uses[m].size() != c.uses[0].size())
+        return error(fmt::format("{}: rank {} launched {} NCCL collectives, rank {} launched {}: "
                                  "the traces are not of one iteration of one job",
-                                 stream, ranks[0], uses[0].size(), ranks[m], uses[m].size()));
+                                 key.label(), c.members[0], c.uses[0].size(), c.members[m], c.uses[m].size()));
+  }
+  return out;
+}
+
+/// Gives every NCCL collective its peers' common time and group, matched on
+/// its communicator by its place in that communicator's order.
+static llvm::Error matchCollectives(const TraceSet &set, bool simulate, ReplayResult &r) {
+  auto comms = communicators(set, r);
+  if (!comms) return comms.takeError();
+  std::map<std::vector<int>, uint32_t> groupIds;
+  for (const auto &[key, comm] : *comms) {
+    const std::vector<int> &ranks = comm.members;
+    const auto &uses = comm.uses;
     uint32_t group = 0;
     if (ranks.size() != set.ranks.size()) {
       auto [it, fresh] = groupIds.try_emplace(ranks, uint32_t(groupIds.size() + 1));
@@ -179,15 +239,15 @@ static llvm::Error matchCollectives(const TraceSet &set, bool simulate, ReplayRe
       for (size_t m = 0; m < ranks.size(); ++m) {
         const GraphNode &g = r.graphs[ranks[m]].nodes[uses[m][k]->node];
         if (g.node.commType != first.commType)
-          return error(fmt::format("stream {}: NCCL collective {} is {} on rank {} but {} on rank {}", stream, k,
+          return error(fmt::format("{}: NCCL collective {} is {} on rank {} but {} on rank {}", key.label(), k,
                                    trace::collKindName(first.coll()), ranks[0], trace::collKindName(g.node.coll()),
                                    ranks[m]));
         ns = std::min(ns, uses[m][k]->measuredNs);
         if (simulate && uses[m][k]->bytes < 0)
-          return error(fmt::format("{}: NCCL collective {} on stream {} ({}) has no size: no nccl:* annotation with "
+          return error(fmt::format("{}: NCCL collective {} on {} ({}) has no size: no nccl:* annotation with "
                                    "'Input Dims' and 'Input type' around its launch (profile with record_shapes=True), "
                                    "or keep the measured times (no --network; collectives = measured)",
-                                   set.ranks[ranks[m]].file, k, stream, trace::collKindName(g.node.coll())));
+                                   set.ranks[ranks[m]].file, k, key.label(), trace::collKindName(g.node.coll())));
         known &= uses[m][k]->bytes >= 0;
         bytes = std::max(bytes, uses[m][k]->bytes);
       }

@@ -52,7 +52,8 @@ struct CollectiveUse {
   int64_t stream;   ///< NCCL gives each communicator its own stream
   uint32_t ordinal; ///< collectives before it on that stream
   int64_t measuredNs;
-  int64_t bytes; ///< from its nccl:* annotation; -1: unknown
+  int64_t bytes; ///< from its nccl:* annotation, else its CommInfo; -1: unknown
+  int32_t comm;  ///< what the profiler says about it (KinetoTrace::comms); -1: nothing
 };
 
 struct ExecGraph {

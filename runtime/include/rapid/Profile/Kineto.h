@@ -42,6 +42,9 @@ struct Event {
   /// the innermost aten::mm / addmm / bmm / baddbmm or scaled-dot-product
   /// attention around the launch; -1: none.
   int32_t op = -1;
+  /// NCCL kernels and record_param_comms: what the profiler says about the
+  /// collective (KinetoTrace::comms); -1: nothing.
+  int32_t comm = -1;
   uint32_t index = 0;       ///< position in traceEvents, for messages
 
   int64_t endNs() const { return startNs + durNs; }
@@ -63,6 +66,26 @@ struct ShapedOp {
   int64_t lane = 0, startNs = 0, endNs = 0; ///< its host thread and span
 };
 
+/// A process group as recent PyTorch releases name it on each collective
+/// ("Process Group Name", "Process Group Description", "Process Group
+/// Ranks" on `record_param_comms` and on the NCCL kernel; the keys are in
+/// torch/csrc/profiler/util.cpp). Older profiles (the shared Megatron and
+/// DLRM sets) have none of it.
+struct ProcessGroup {
+  std::string name, desc; ///< "3", "TENSOR_MODEL_PARALLEL_GROUP"
+  /// Global ranks, ascending; empty where not recorded (or cut short past 30
+  /// ranks and not an arithmetic progression).
+  std::vector<int> ranks;
+};
+
+/// What the profiler says about one collective or send/recv.
+struct CommInfo {
+  int32_t group = -1;     ///< into KinetoTrace::groups; -1: not named
+  std::string collective; ///< "Collective name": "allreduce", "send", ...
+  int64_t bytes = -1;     ///< "In msg nelems" x the dtype's bytes; -1: unknown
+  int peer = -1;          ///< send: "Dst Rank", recv: "Src Rank" (global); -1: none
+};
+
 struct KinetoTrace {
   std::string file;
   int rank = -1, worldSize = 0; ///< distributedInfo; -1: absent
@@ -75,6 +98,8 @@ struct KinetoTrace {
   std::vector<Event> device;    ///< work launched by those calls, by (lane, start)
   std::vector<std::string> names;
   std::vector<ShapedOp> ops;    ///< matrix multiplies and attentions in the step with their shapes
+  std::vector<ProcessGroup> groups; ///< process groups the profile names, each once
+  std::vector<CommInfo> comms;      ///< Event::comm
   /// Events not used, by category ("ac2g", "cpu_op", "python_function",
   /// "device work launched outside the step" ...).
   std::map<std::string, uint64_t> skipped;
