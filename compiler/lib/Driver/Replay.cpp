@@ -30,8 +30,15 @@ llvm::Expected<RunResult> runReplay(const ExperimentPoint &point, unsigned jobs)
   opts.profiledStarts = spec.start == ReplayStart::Profiled;
   if (point.profiledGpu && point.profiledGpu->name != point.gpu.name)
     opts.deviceScale = profile::gpuScale(*point.profiledGpu, point.gpu);
+  std::vector<std::string> dataParallel;
+  for (llvm::StringRef rest = spec.dataParallel; !rest.empty();) {
+    auto [item, tail] = rest.split(',');
+    if (!item.trim().empty()) dataParallel.push_back(item.trim().str());
+    rest = tail;
+  }
   if (spec.weakScaling && int64_t(set->ranks.size()) != point.network.gpus)
-    if (llvm::Error e = profile::scaleWorld(*set, int(std::min<int64_t>(point.network.gpus, INT32_MAX))))
+    if (llvm::Error e =
+            profile::scaleWorld(*set, int(std::min<int64_t>(point.network.gpus, INT32_MAX)), dataParallel))
       return llvm::createStringError(fmt::format("network '{}' has {} GPUs for a trace of {} ranks: {}",
                                                  point.network.name, point.network.gpus, set->profiledWorld,
                                                  llvm::toString(std::move(e))));

@@ -287,6 +287,9 @@ struct Checker {
     if (r.weakScaling && r.collectives == ReplayCollectives::Measured)
       fail("replay.weak_scaling", "a weak-scaled replay runs collectives over more ranks than were profiled, which "
            "have no measured time; set replay.collectives = network");
+    if (!r.dataParallel.empty() && !r.weakScaling)
+      fail("replay.data_parallel", "data-parallel groups grow with a weak-scaled world; set replay.weak_scaling = on "
+           "or leave data_parallel empty");
     if (p.faults && r.collectives == ReplayCollectives::Measured)
       fail("faults", "fault set '{}' acts on the network, but this replay keeps every collective's profiled time; set "
            "replay.collectives = network", p.faults->name);

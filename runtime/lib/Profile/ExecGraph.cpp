@@ -154,9 +154,8 @@ private:
     Role role = d.kind == EventKind::Memcpy ? Role::Copy : d.kind == EventKind::Memset ? Role::Set : Role::Kernel;
     uint32_t n;
     if (d.kind == EventKind::Kernel && isNcclKernel(name)) {
-      const Event *note = annotationAt(call, false);
-      const Event *named = d.comm >= 0 ? &d : annotationAt(call, true);
-      const CommInfo *comm = named ? &t.comms[size_t(named->comm)] : nullptr;
+      const Event *note = annotationAt(call);
+      const CommInfo *comm = d.comm >= 0 ? &t.comms[size_t(d.comm)] : nullptr;
       auto kind = ncclKind(name, note ? llvm::StringRef(t.name(*note)) : "", comm ? comm->collective : "");
       n = add(kind ? Role::Collective : Role::PeerToPeer, NodeKind::Coll, false, d.lane, 0, std::move(deps), d.name);
       GraphNode &gn = g.nodes[n];
@@ -164,7 +163,7 @@ private:
       if (kind) {
         gn.node.rapidTimeNs = trace::kAbsent; // the replay sets the instance's time
         int64_t bytes = note && note->bytes >= 0 ? note->bytes : comm ? comm->bytes : -1;
-        g.collectives.push_back({n, d.lane, ncclOrdinal[d.lane]++, d.durNs, bytes, named ? named->comm : -1});
+        g.collectives.push_back({n, d.lane, ncclOrdinal[d.lane]++, d.durNs, bytes, d.comm});
       } else {
         gn.node.rapidTimeNs = d.durNs; // replayed on its stream as measured
       }
@@ -180,12 +179,11 @@ private:
     return n;
   }
 
-  /// The innermost "nccl:..." annotation around `call` on its thread, or
-  /// (`named`) the innermost record_param_comms that names its collective.
-  const Event *annotationAt(const Event &call, bool named) {
+  /// The innermost "nccl:..." annotation around `call` on its thread.
+  const Event *annotationAt(const Event &call) {
     const Event *found = nullptr;
     for (const Event *a : annotations[call.lane])
-      if ((a->comm >= 0) == named && a->startNs <= call.startNs && call.startNs <= a->endNs()) found = a;
+      if (a->comm < 0 && a->startNs <= call.startNs && call.startNs <= a->endNs()) found = a;
     return found;
   }
 

@@ -4,6 +4,7 @@
 //                             [--kernel-scale F] [--gpu TO --profiled-gpu FROM [--import f.rapid]]
 //                             [--network net.json [--faults f.json] [--system s.json]
 //                              [--protocol auto|LL|LL128|Simple|none]]
+//                             [--world N [--data-parallel GROUP,...]]
 //                             [--format text|json] [--timeline out.json]
 //
 // rapid-trace convert DIR|FILE -o OUT [the same options but --format/--timeline]
@@ -60,8 +61,14 @@ static cl::opt<std::string> protocol("protocol",
                                      cl::value_desc("name"), cl::sub(replayCmd), cl::sub(convertCmd));
 static cl::opt<int> world("world",
                           cl::desc("weak-scale the job to this many ranks, a multiple of the profiled: rank r runs "
-                                   "rank r mod the profiled's, every communicator spans them all (needs --network)"),
+                                   "rank r mod the profiled's, every world-wide communicator spans them all (needs --network; "
+                                   "smaller groups: --data-parallel)"),
                           cl::value_desc("ranks"), cl::init(0), cl::sub(replayCmd), cl::sub(convertCmd));
+static cl::list<std::string> dataParallel(
+    "data-parallel",
+    cl::desc("with --world: the process groups (by description or name, comma-separated) that are data parallel "
+             "and grow with the world; the profile's other groups smaller than its world are copied with the job"),
+    cl::value_desc("group,..."), cl::CommaSeparated, cl::sub(replayCmd), cl::sub(convertCmd));
 static cl::opt<std::string> outFormat("format", cl::desc("text (default) or json"), cl::init("text"),
                                       cl::sub(replayCmd));
 static cl::opt<std::string> outDir("o", cl::desc("folder for the Chakra traces"), cl::value_desc("dir"),
@@ -87,8 +94,10 @@ static std::pair<profile::TraceSet, profile::ReplayOptions> load() {
   profile::ReadOptions ro;
   ro.step = step;
   profile::TraceSet set = orDie(profile::loadTraceSet(input, ro));
+  if (!dataParallel.empty() && !world.getNumOccurrences()) die("--data-parallel goes with --world");
   if (world.getNumOccurrences())
-    if (Error e = profile::scaleWorld(set, world)) die(toString(std::move(e)));
+    if (Error e = profile::scaleWorld(set, world, std::vector<std::string>(dataParallel.begin(), dataParallel.end())))
+      die(toString(std::move(e)));
   if (network.empty() && (!faults.empty() || !system_.empty() || !protocol.empty()))
     die("--faults, --system and --protocol need --network");
   if (gpu.empty() != profiledGpu.empty()) die("--gpu and --profiled-gpu go together");

@@ -42,8 +42,9 @@ struct Event {
   /// the innermost aten::mm / addmm / bmm / baddbmm or scaled-dot-product
   /// attention around the launch; -1: none.
   int32_t op = -1;
-  /// NCCL kernels and record_param_comms: what the profiler says about the
-  /// collective (KinetoTrace::comms); -1: nothing.
+  /// record_param_comms, and the device work launched inside one (or
+  /// whose own args say): what the profiler says about the collective
+  /// (KinetoTrace::comms); -1: nothing.
   int32_t comm = -1;
   uint32_t index = 0;       ///< position in traceEvents, for messages
 

@@ -37,15 +37,19 @@ llvm::Expected<TraceSet> makeTraceSet(std::string source, std::vector<KinetoTrac
 /// The largest world scaleWorld makes.
 inline constexpr int kMaxScaledWorld = 1024;
 /// Weak scaling: the job on `world` ranks, a multiple of the profiled W.
-/// Rank r runs the profile of rank r mod W, and every communicator spans the
-/// new world with the bytes a rank it had (data-parallel gradient
-/// all-reduces, all-to-alls over tables sharded across the world). Every
-/// communicator of the profile must span all its ranks: a sub-world group
-/// (tensor or pipeline parallel) has no rule to grow by, and is an error.
-/// Whether the world's communicators are data-parallel is the caller's
-/// statement; a job whose whole world is one tensor-parallel group is not
-/// (docs/trace-replay.md).
-llvm::Error scaleWorld(TraceSet &set, int world);
+/// Rank r runs the profile of rank r mod W (copy r / W of the job). A
+/// communicator spanning the profiled world spans the new one, with the
+/// bytes a rank it had (data-parallel gradient all-reduces, all-to-alls over
+/// tables sharded across the world). A process group the profile names with
+/// its ranks (recent PyTorch) and that is smaller either grows the same way,
+/// gaining the same members of every copy, where `dataParallel` lists its
+/// description or name, or is copied with the job (tensor, pipeline, expert
+/// parallel); listing none while such groups exist is an error naming them.
+/// A smaller communicator the profile does not name has no rule and is an
+/// error. Whether the world's communicators are data-parallel is the
+/// caller's statement; a job whose whole world is one tensor-parallel group
+/// is not (docs/trace-replay.md).
+llvm::Error scaleWorld(TraceSet &set, int world, llvm::ArrayRef<std::string> dataParallel = {});
 
 struct ReplayOptions {
   /// Ranks enter the step when their profiles say (one host clock); false:

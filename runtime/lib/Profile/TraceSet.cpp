@@ -1,0 +1,221 @@
+//===- TraceSet.cpp - A job's per-rank profiles, placed and scaled --------===//
+
+#include "rapid/Profile/Replay.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <iterator>
+#include <map>
+
+namespace rapid::profile {
+
+static llvm::Error error(const std::string &what) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), what);
+}
+
+static llvm::Expected<std::vector<std::string>> listFiles(const std::string &path) {
+  if (!llvm::sys::fs::exists(path)) return error(path + ": no such file or directory");
+  if (!llvm::sys::fs::is_directory(path)) return std::vector<std::string>{path};
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(path, ec), end; it != end && !ec; it.increment(ec)) {
+    llvm::StringRef p = it->path();
+    if (p.ends_with(".json") || p.ends_with(".json.gz")) files.push_back(p.str());
+  }
+  if (ec) return error(path + ": cannot list: " + ec.message());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// Ranks from distributedInfo (every file has it, or none: then file order).
+static llvm::Error placeRanks(TraceSet &set, std::vector<KinetoTrace> traces) {
+  size_t withRank = std::count_if(traces.begin(), traces.end(), [](auto &t) { return t.rank >= 0; });
+  if (withRank == 0) {
+    for (size_t i = 0; i < traces.size(); ++i) traces[i].rank = int(i), traces[i].worldSize = int(traces.size());
+  } else if (withRank != traces.size()) {
+    auto it = std::find_if(traces.begin(), traces.end(), [](auto &t) { return t.rank < 0; });
+    return error(it->file + ": no distributedInfo.rank, where the other traces have one");
+  }
+  int world = traces.front().worldSize;
+  std::vector<const KinetoTrace *> byRank(std::max(world, 0), nullptr);
+  for (const KinetoTrace &t : traces) {
+    if (t.worldSize != world)
+      return error(fmt::format("{}: world_size {}, but {} says {}", t.file, t.worldSize, traces.front().file, world));
+    if (t.rank >= world)
+      return error(fmt::format("{}: rank {} is not below world_size {}", t.file, t.rank, world));
+    if (byRank[t.rank])
+      return error(fmt::format("two traces of rank {}: {} and {}", t.rank, byRank[t.rank]->file, t.file));
+    byRank[t.rank] = &t;
+  }
+  std::vector<int> missing;
+  for (int r = 0; r < world; ++r)
+    if (!byRank[r]) missing.push_back(r);
+  if (!missing.empty())
+    return error(fmt::format("{}: missing rank{} {} of world_size {}", set.source, missing.size() > 1 ? "s" : "",
+                             fmt::join(missing, ", "), world));
+  for (int r = 0; r < world; ++r)
+    if (byRank[r]->step != byRank[0]->step)
+      return error(fmt::format("mismatched iterations: rank 0 profiled {}, rank {} {} ({}); pick one with --step",
+                               byRank[0]->step, r, byRank[r]->step, byRank[r]->file));
+  std::sort(traces.begin(), traces.end(), [](auto &a, auto &b) { return a.rank < b.rank; });
+  set.ranks = std::move(traces);
+  return llvm::Error::success();
+}
+
+llvm::Expected<TraceSet> loadTraceSet(const std::string &path, const ReadOptions &opts) {
+  TraceSet set;
+  set.source = path;
+  auto files = listFiles(path);
+  if (!files) return files.takeError();
+  std::vector<KinetoTrace> traces;
+  for (const std::string &f : *files) {
+    auto text = readMaybeGzip(f);
+    if (!text) return text.takeError();
+    if (text->find("\"traceEvents\"") == std::string::npos) {
+      set.others.push_back(llvm::sys::path::filename(f).str());
+      continue;
+    }
+    auto t = parseKineto(f, *text, opts);
+    if (!t) return t.takeError();
+    traces.push_back(std::move(*t));
+  }
+  if (traces.empty())
+    return error(path + ": no Kineto traces (.json or .json.gz files with \"traceEvents\")");
+  auto placed = makeTraceSet(path, std::move(traces));
+  if (!placed) return placed.takeError();
+  placed->others = std::move(set.others);
+  return placed;
+}
+
+llvm::Expected<TraceSet> makeTraceSet(std::string source, std::vector<KinetoTrace> traces) {
+  TraceSet set;
+  set.source = std::move(source);
+  if (traces.empty()) return error(set.source + ": no traces");
+  if (auto err = placeRanks(set, std::move(traces))) return err;
+  set.profiledWorld = int(set.ranks.size());
+  return set;
+}
+
+/// NCCL kernels the profile does not say the process group of (with its
+/// ranks): their communicator is their stream.
+static bool unnamed(const KinetoTrace &t, const Event &d) {
+  if (d.kind != EventKind::Kernel || !isNcclKernel(t.name(d))) return false;
+  int32_t g = d.comm >= 0 ? t.comms[size_t(d.comm)].group : -1;
+  return g < 0 || t.groups[size_t(g)].ranks.empty();
+}
+
+/// The streams a rank ran unnamed NCCL kernels on (one a communicator).
+static std::vector<int64_t> ncclStreams(const KinetoTrace &t) {
+  std::vector<int64_t> lanes;
+  for (const Event &d : t.device)
+    if (unnamed(t, d)) lanes.push_back(d.lane);
+  std::sort(lanes.begin(), lanes.end());
+  lanes.erase(std::unique(lanes.begin(), lanes.end()), lanes.end());
+  return lanes;
+}
+
+/// Collectives the profile does not name need a communicator spanning the
+/// profiled world: their streams must be the same on every rank.
+static llvm::Error unnamedSpanWorld(const TraceSet &set) {
+  std::vector<int64_t> streams = ncclStreams(set.ranks[0]);
+  for (size_t r = 1; r < set.ranks.size(); ++r) {
+    std::vector<int64_t> mine = ncclStreams(set.ranks[r]);
+    if (mine == streams) continue;
+    std::vector<int64_t> odd;
+    std::set_symmetric_difference(streams.begin(), streams.end(), mine.begin(), mine.end(), std::back_inserter(odd));
+    bool onR = std::binary_search(mine.begin(), mine.end(), odd.front());
+    return error(fmt::format("{}: stream {} holds NCCL kernels on rank {} but not on rank {}: a communicator that "
+                             "does not span the profiled world (tensor or pipeline parallel) has no rule to grow by "
+                             "unless the profile names its process group; scaling the world needs the others "
+                             "world-wide",
+                             set.source, odd.front(), onR ? r : 0, onR ? 0 : r));
+  }
+  return llvm::Error::success();
+}
+
+namespace {
+/// A process group the profile names with its ranks, and what weak scaling
+/// does to it: a data-parallel group gains the same member of every copy of
+/// the job; any other is copied with the job.
+struct GroupRule {
+  std::string desc;
+  bool grows = false;
+};
+using GroupKey = std::pair<std::string, std::vector<int>>;
+} // namespace
+
+static std::string describe(const GroupKey &k, const std::string &desc) {
+  return fmt::format("'{}'{} (ranks {})", k.first, desc.empty() ? "" : " " + desc, fmt::join(k.second, ", "));
+}
+
+/// Decides which named groups grow: those spanning the profiled world, and
+/// those `dataParallel` names (by description or name).
+static llvm::Expected<std::map<GroupKey, GroupRule>> groupRules(const TraceSet &set,
+                                                                llvm::ArrayRef<std::string> dataParallel) {
+  int w = int(set.ranks.size());
+  std::map<GroupKey, GroupRule> rules;
+  for (const KinetoTrace &t : set.ranks)
+    for (const ProcessGroup &g : t.groups)
+      if (!g.ranks.empty()) rules[{g.name, g.ranks}].desc = g.desc;
+  std::vector<bool> used(dataParallel.size(), false);
+  std::vector<std::string> unsaid;
+  for (auto &[key, rule] : rules) {
+    rule.grows = int(key.second.size()) == w;
+    for (size_t i = 0; i < dataParallel.size(); ++i)
+      if (dataParallel[i] == rule.desc || dataParallel[i] == key.first) rule.grows = used[i] = true;
+    if (!rule.grows) unsaid.push_back(describe(key, rule.desc));
+  }
+  for (size_t i = 0; i < dataParallel.size(); ++i)
+    if (!used[i]) {
+      std::vector<std::string> all;
+      for (auto &[key, rule] : rules) all.push_back(describe(key, rule.desc));
+      return error(fmt::format("{}: data-parallel group '{}' is neither the description nor the name of a process "
+                               "group the profile names{}{}",
+                               set.source, dataParallel[i], all.empty() ? "" : ": it has ",
+                               fmt::join(all, ", ")));
+    }
+  if (dataParallel.empty() && !unsaid.empty())
+    return error(fmt::format("{}: process group{} {} do{} not span the profiled world: say which are data parallel "
+                             "(they grow with the world; the others are copied with the job) by description or "
+                             "name: rapid-trace --data-parallel, or replay.data_parallel",
+                             set.source, unsaid.size() > 1 ? "s" : "", fmt::join(unsaid, ", "),
+                             unsaid.size() > 1 ? "" : "es"));
+  return rules;
+}
+
+llvm::Error scaleWorld(TraceSet &set, int world, llvm::ArrayRef<std::string> dataParallel) {
+  int w = int(set.ranks.size());
+  if (w != set.profiledWorld) return error("scaleWorld: the set is scaled already");
+  if (world == w) return llvm::Error::success();
+  if (world < w || world % w != 0 || world > kMaxScaledWorld)
+    return error(fmt::format("a world of {} ranks: it must be a multiple of the {} profiled, at most {}", world, w,
+                             kMaxScaledWorld));
+  if (auto err = unnamedSpanWorld(set)) return err;
+  auto rules = groupRules(set, dataParallel);
+  if (!rules) return rules.takeError();
+  set.ranks.reserve(size_t(world));
+  for (int r = w; r < world; ++r) {
+    KinetoTrace copy = set.ranks[size_t(r % w)];
+    copy.rank = r;
+    set.ranks.push_back(std::move(copy));
+  }
+  int copies = world / w;
+  for (KinetoTrace &t : set.ranks) {
+    t.worldSize = world;
+    for (ProcessGroup &g : t.groups) {
+      if (g.ranks.empty()) continue;
+      const GroupRule &rule = rules->at({g.name, g.ranks});
+      std::vector<int> ranks;
+      int first = rule.grows ? 0 : t.rank / w, last = rule.grows ? copies : first + 1;
+      for (int c = first; c < last; ++c)
+        for (int m : g.ranks) ranks.push_back(m + c * w);
+      g.ranks = std::move(ranks);
+    }
+  }
+  return llvm::Error::success();
+}
+
+} // namespace rapid::profile
