@@ -41,7 +41,7 @@ std::optional<CollKind> ncclKind(llvm::StringRef kernel, llvm::StringRef annotat
   if (collective == "all_to_all" || collective == "all_to_allv" || collective == "alltoall" ||
       collective == "alltoall_base")
     return CollKind::AllToAll;
-  return std::nullopt; // send/recv between two ranks: replayed as measured
+  return std::nullopt; // send/recv between two ranks: paired by peer where named, else as measured
 }
 
 
@@ -160,7 +160,11 @@ private:
       n = add(kind ? Role::Collective : Role::PeerToPeer, NodeKind::Coll, false, d.lane, 0, std::move(deps), d.name);
       GraphNode &gn = g.nodes[n];
       gn.node.commType = int64_t(kind.value_or(CollKind::AllToAll));
-      if (kind) {
+      bool paired = !kind && comm && comm->peer >= 0 && (comm->collective == "send" || comm->collective == "recv");
+      if (paired) {
+        gn.node.rapidTimeNs = trace::kAbsent; // the replay pairs it with its peer's
+        g.peers.push_back({n, comm->collective == "send", comm->peer, d.durNs, comm->bytes});
+      } else if (kind) {
         gn.node.rapidTimeNs = trace::kAbsent; // the replay sets the instance's time
         int64_t bytes = note && note->bytes >= 0 ? note->bytes : comm ? comm->bytes : -1;
         g.collectives.push_back({n, d.lane, ncclOrdinal[d.lane]++, d.durNs, bytes, d.comm});

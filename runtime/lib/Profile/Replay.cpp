@@ -91,21 +91,25 @@ static llvm::Expected<std::map<CommKey, Communicator>> communicators(const Trace
   return out;
 }
 
+/// The id of the group of `ranks` (0: the whole world), added if new.
+static uint32_t groupOf(ReplayResult &r, const std::vector<int> &ranks, size_t world) {
+  if (ranks.size() == world) return 0;
+  for (const auto &[id, members] : r.groups.members)
+    if (members == ranks) return id;
+  uint32_t id = uint32_t(r.groups.members.size() + 1);
+  r.groups.members[id] = ranks;
+  return id;
+}
+
 /// Gives every NCCL collective its peers' common time and group, matched on
 /// its communicator by its place in that communicator's order.
 static llvm::Error matchCollectives(const TraceSet &set, bool simulate, ReplayResult &r) {
   auto comms = communicators(set, r);
   if (!comms) return comms.takeError();
-  std::map<std::vector<int>, uint32_t> groupIds;
   for (const auto &[key, comm] : *comms) {
     const std::vector<int> &ranks = comm.members;
     const auto &uses = comm.uses;
-    uint32_t group = 0;
-    if (ranks.size() != set.ranks.size()) {
-      auto [it, fresh] = groupIds.try_emplace(ranks, uint32_t(groupIds.size() + 1));
-      if (fresh) r.groups.members[it->second] = ranks;
-      group = it->second;
-    }
+    uint32_t group = groupOf(r, ranks, set.ranks.size());
     for (size_t k = 0; k < uses[0].size(); ++k) {
       int64_t ns = INT64_MAX, bytes = 0;
       bool known = true;
@@ -137,6 +141,60 @@ static llvm::Error matchCollectives(const TraceSet &set, bool simulate, ReplayRe
       r.collectiveProfiledNs += ns;
       r.instances.push_back({uint32_t(ranks[0]), uses[0][k]->node, first.coll(), known ? bytes : -1,
                              uint32_t(ranks.size()), ns});
+    }
+  }
+  return llvm::Error::success();
+}
+
+/// Pairs every send the profile names the peer of with that peer's
+/// receive: the k-th send from s to d meets the k-th receive on d from s
+/// (NCCL keeps each peer's order). On a network the pair is a message from
+/// s to d; with measured times both kernels meet and then take the shorter
+/// profiled time (the later to arrive did not wait), as a collective of two.
+static llvm::Error matchPeers(const TraceSet &set, bool simulate, ReplayResult &r) {
+  using Side = std::vector<std::pair<int, const PeerUse *>>; // (rank, use) in launch order
+  std::map<std::pair<int, int>, std::pair<Side, Side>> byPair;  // (src, dst) -> sends, receives
+  int world = int(set.ranks.size());
+  for (int k = 0; k < world; ++k)
+    for (const PeerUse &u : r.graphs[size_t(k)].peers) {
+      if (u.peer >= world || u.peer == k)
+        return error(fmt::format("{}: a {} rank {}: not another rank of the world of {}", set.ranks[size_t(k)].file,
+                                 u.send ? "send to" : "receive from", u.peer, world));
+      auto &[sends, recvs] = byPair[u.send ? std::pair{k, u.peer} : std::pair{u.peer, k}];
+      (u.send ? sends : recvs).push_back({k, &u});
+    }
+  for (const auto &[key, sides] : byPair) {
+    const auto &[sends, recvs] = sides;
+    auto [src, dst] = key;
+    if (sends.size() != recvs.size())
+      return error(fmt::format("rank {} sent {} messages to rank {}, which received {} from it: the traces are not "
+                               "of one iteration of one job",
+                               src, sends.size(), dst, recvs.size()));
+    uint32_t pair = simulate ? 0 : groupOf(r, {std::min(src, dst), std::max(src, dst)}, size_t(world));
+    for (size_t i = 0; i < sends.size(); ++i) {
+      const PeerUse &s = *sends[i].second, &d = *recvs[i].second;
+      trace::TraceNode &sn = r.graphs[size_t(src)].nodes[s.node].node, &dn = r.graphs[size_t(dst)].nodes[d.node].node;
+      int64_t bytes = std::max(s.bytes, d.bytes);
+      if (simulate && bytes < 0)
+        return error(fmt::format("{}: send {} from rank {} to rank {} has no size ('In msg nelems' and 'dtype'), or keep "
+                                 "the measured times (no --network; collectives = measured)",
+                                 set.ranks[size_t(src)].file, i, src, dst));
+      for (trace::TraceNode *n : {&sn, &dn}) {
+        n->commSize = std::max<int64_t>(bytes, 0);
+        if (simulate) {
+          n->commType = trace::kAbsent;
+          n->commTag = int64_t(i);
+        } else {
+          n->measuredNs = std::min(s.measuredNs, d.measuredNs);
+          n->pgName = pair;
+        }
+      }
+      if (simulate) {
+        for (trace::TraceNode *n : {&sn, &dn}) n->commSrc = src, n->commDst = dst;
+        sn.kind = trace::NodeKind::Send;
+        dn.kind = trace::NodeKind::Recv;
+      }
+      ++r.peersMatched;
     }
   }
   return llvm::Error::success();
@@ -254,6 +312,8 @@ llvm::Expected<ReplayResult> buildReplay(const TraceSet &set, const ReplayOption
                              "measured time; re-simulate the collectives on a network of {} ranks",
                              set.ranks.size(), set.profiledWorld, set.ranks.size()));
   if (auto err = matchCollectives(set, r.simulatedCollectives, r)) return err;
+  if (auto err = matchPeers(set, r.simulatedCollectives, r)) return err;
+  r.peerToPeer -= 2 * r.peersMatched;
   for (size_t k = 0; k < set.ranks.size(); ++k) {
     auto rg = rankGraph(set.ranks[k], r.graphs[k]);
     if (!rg) return rg.takeError();

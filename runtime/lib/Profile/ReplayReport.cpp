@@ -77,6 +77,7 @@ static void printJson(const TraceSet &set, const ReplayResult &r, llvm::raw_ostr
     j.attribute("collectives_profiled_s", double(r.collectiveProfiledNs) / 1e9);
     j.attribute("collectives_replayed_s", double(r.collectiveReplayedNs) / 1e9);
     j.attribute("p2p_kernels", int64_t(r.peerToPeer));
+    j.attribute("p2p_pairs", int64_t(r.peersMatched));
     j.attribute("profiled_s", double(p) / 1e9);
     j.attribute("replayed_s", double(q) / 1e9);
     j.attribute("error", err(q, p) / 100.0);
@@ -128,9 +129,10 @@ void printReplay(const TraceSet &set, const ReplayResult &r, bool json, llvm::ra
                                       set.profiledWorld, set.ranks.size(), set.profiledWorld)
                         : "");
   os << fmt::format("graph: {} nodes; {} kernels, {} copies, {} memsets; {} collectives matched across ranks "
-                    "({}), {} point-to-point kernels replayed as measured\n",
+                    "({}), {} point-to-point kernels replayed as measured{}\n",
                     nodes, kernels, copies, memsets, r.collectives,
-                    r.simulatedCollectives ? "re-simulated on the network" : "measured times", r.peerToPeer);
+                    r.simulatedCollectives ? "re-simulated on the network" : "measured times", r.peerToPeer,
+                    r.peersMatched ? fmt::format(", {} sends paired with their receives", r.peersMatched) : "");
   os << fmt::format("{:>4}  {:>9}  {:>11}  {:>11}  {:>8}  {:>21}  {:>21}  {:>21}\n", "rank", "start",
                     "profiled", "replayed", "error", "compute prof/repl", "exp. comm prof/repl", "idle prof/repl");
   for (const RankReplay &k : r.ranks)

@@ -205,6 +205,9 @@ llvm::Error scaleWorld(TraceSet &set, int world, llvm::ArrayRef<std::string> dat
   int copies = world / w;
   for (KinetoTrace &t : set.ranks) {
     t.worldSize = world;
+    // A send's peer is in the sender's copy of the job (pipeline stages).
+    for (CommInfo &c : t.comms)
+      if (c.peer >= 0) c.peer += t.rank / w * w;
     for (ProcessGroup &g : t.groups) {
       if (g.ranks.empty()) continue;
       const GroupRule &rule = rules->at({g.name, g.ranks});

@@ -56,9 +56,20 @@ struct CollectiveUse {
   int32_t comm;  ///< what the profiler says about it (KinetoTrace::comms); -1: nothing
 };
 
+/// An NCCL send or receive whose peer the profiler names ("Dst Rank" /
+/// "Src Rank"): the replay pairs it with its peer's receive or send.
+struct PeerUse {
+  uint32_t node;
+  bool send;
+  int peer; ///< global rank
+  int64_t measuredNs;
+  int64_t bytes; ///< -1: unknown
+};
+
 struct ExecGraph {
   std::vector<GraphNode> nodes;
   std::vector<CollectiveUse> collectives;
+  std::vector<PeerUse> peers; ///< in launch order
   std::vector<int64_t> threads, streams; ///< ascending
   uint32_t stepEnd = 0; ///< the step's last host node (the main thread's)
   /// Device work that launched no node (its call was filtered): none today.

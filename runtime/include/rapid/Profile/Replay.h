@@ -91,6 +91,7 @@ struct ReplayResult {
   std::vector<ExecGraph> graphs;
   engine::SimResult sim;
   uint64_t collectives = 0, peerToPeer = 0; ///< NCCL instances matched; p2p kernels replayed as measured
+  uint64_t peersMatched = 0; ///< sends paired with their receives (the profile names the peer)
   bool simulatedCollectives = false;        ///< on ReplayOptions::network
   /// Summed over collective instances: the profiled time (the last member
   /// to arrive) and the replayed one (from meeting to the end).
