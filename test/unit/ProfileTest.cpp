@@ -48,6 +48,9 @@ TEST(Profile, CutRankListUneven) {
   EXPECT_TRUE(t.groups[0].ranks.empty());
   t = withComm(R"("Group size": 40, "Process Group Name": "7", "Process Group Ranks": "[0, 4, 8, ..., 124]")");
   EXPECT_TRUE(t.groups[0].ranks.empty());
+  // A size past any world is not expanded (nor multiplied out of range).
+  t = withComm(R"("Group size": 1000000000000000, "Process Group Name": "7", "Process Group Ranks": "[0, 4, ..., 124]")");
+  EXPECT_TRUE(t.groups[0].ranks.empty());
 }
 
 // Ranks as a JSON array are sorted; the size comes from the element count

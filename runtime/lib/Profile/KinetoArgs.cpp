@@ -192,7 +192,8 @@ std::optional<std::vector<int>> groupRanks(const Value &v, int64_t size) {
     ranks.assign(head.begin(), head.end());
   } else {
     // A cut list is read only where it can be nothing else.
-    if (head.size() < 2 || tail.size() != 1 || size <= int64_t(head.size())) return std::vector<int>{};
+    if (head.size() < 2 || tail.size() != 1 || size <= int64_t(head.size()) || size > kMaxRank)
+      return std::vector<int>{};
     int64_t stride = head[1] - head[0];
     for (size_t i = 1; i < head.size(); ++i)
       if (stride <= 0 || head[i] - head[i - 1] != stride) return std::vector<int>{};
