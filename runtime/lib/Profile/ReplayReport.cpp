@@ -49,6 +49,16 @@ static std::vector<CollectiveGroup> collectiveGroups(const ReplayResult &r) {
   return out;
 }
 
+/// The process groups the profile names with their ranks, each once (after
+/// weak scaling: the scaled ones), by name and ranks.
+static std::map<std::pair<std::string, std::vector<int>>, std::string> namedGroups(const TraceSet &set) {
+  std::map<std::pair<std::string, std::vector<int>>, std::string> out;
+  for (const KinetoTrace &t : set.ranks)
+    for (const ProcessGroup &g : t.groups)
+      if (!g.ranks.empty()) out[{g.name, g.ranks}] = g.desc;
+  return out;
+}
+
 /// Over the profiled ranks (copies of them would count them again).
 static std::map<std::string, uint64_t> skipped(const TraceSet &set) {
   std::map<std::string, uint64_t> all;
@@ -106,6 +116,16 @@ static void printJson(const TraceSet &set, const ReplayResult &r, llvm::raw_ostr
           j.attribute("replayed_median_s", double(g.replayedNs) / 1e9);
         });
     });
+    j.attributeArray("process_groups", [&] {
+      for (const auto &[key, desc] : namedGroups(set))
+        j.object([&] {
+          j.attribute("name", key.first);
+          j.attribute("description", desc);
+          j.attributeArray("ranks", [&] {
+            for (int m : key.second) j.value(int64_t(m));
+          });
+        });
+    });
     j.attributeObject("not_used", [&] {
       for (const auto &[what, n] : skipped(set)) j.attribute(what, int64_t(n));
     });
@@ -133,6 +153,13 @@ void printReplay(const TraceSet &set, const ReplayResult &r, bool json, llvm::ra
                     nodes, kernels, copies, memsets, r.collectives,
                     r.simulatedCollectives ? "re-simulated on the network" : "measured times", r.peerToPeer,
                     r.peersMatched ? fmt::format(", {} sends paired with their receives", r.peersMatched) : "");
+  // Which groups the profile names, by description and size: what
+  // --data-parallel picks from.
+  std::map<std::pair<std::string, size_t>, size_t> kinds;
+  for (const auto &[key, desc] : namedGroups(set)) ++kinds[{desc.empty() ? "'" + key.first + "'" : desc, key.second.size()}];
+  std::vector<std::string> kindText;
+  for (const auto &[k, n] : kinds) kindText.push_back(fmt::format("{} x{} of {} ranks", k.first, n, k.second));
+  if (!kindText.empty()) os << fmt::format("process groups named by the profile: {}\n", fmt::join(kindText, ", "));
   os << fmt::format("{:>4}  {:>9}  {:>11}  {:>11}  {:>8}  {:>21}  {:>21}  {:>21}\n", "rank", "start",
                     "profiled", "replayed", "error", "compute prof/repl", "exp. comm prof/repl", "idle prof/repl");
   for (const RankReplay &k : r.ranks)
