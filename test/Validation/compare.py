@@ -39,6 +39,11 @@ compare.py KIND CSV MAX_MEDIAN MAX_WORST
        <variant>_tp<t>_pp<p>_cp<c>_dp<d> of
        examples/validation/uci_llama2_training.rapid (ddp_tp1_pp1_cp1_dp4 ...);
        compares step_s with step_time_s.
+  KIND hopper_steps: the `graph` decode and prefill rows of steps_h100.csv or
+       steps_h200.csv (the CSV's `# gpu:` line says which) against
+       decode_<gpu>_b<batch>_c<context> (its itl_s) and
+       prefill_<gpu>_b<batch>_t<tokens> (its ttft_s) of
+       examples/validation/hopper_steps.rapid.
 Prints one line per row and the median and worst absolute relative error;
 fails when either is above its bound (fractions, e.g. 0.25) or a row has no
 prediction."""
@@ -73,6 +78,9 @@ for line in sys.stdin:
         predicted[(o["experiment"], "")] = (o["step_time_s"], o["gpus"])
     elif kind == "uci" and "step_time_s" in o:
         predicted[(o["experiment"], "")] = o["step_time_s"]
+    elif kind == "hopper_steps" and "itl_s" in o:
+        part = "itl_s" if o["experiment"].startswith("decode_") else "ttft_s"
+        predicted[(o["experiment"], "")] = o[part] * 1e3
     elif kind == "llama2" and "total_s" in o:
         predicted[(o["experiment"], "")] = o["total_s"]
     elif kind == "vllm" and "serving" in o:
@@ -103,6 +111,11 @@ def rows():
             if row["case"] == "gpt22b_layer" and row["measure"] == "loop":
                 yield (f"{sweep} micro-batch {row['batch']} {row['mode']}", (sweep, row["batch"], row["mode"]),
                        float(row["value"]), "ms")
+        elif kind == "hopper_steps":
+            if row["mode"] == "graph" and row["kind"] in ("decode", "prefill"):
+                size = f"c{row['context']}" if row["kind"] == "decode" else f"t{row['tokens']}"
+                name = f"{row['kind']}_{'h100' if 'H100' in gpu else 'h200'}_b{row['batch']}_{size}"
+                yield name, (name, ""), float(row["latency_ms"]), "ms"
         elif kind == "hopper_layer":
             if row["kind"] == "train_layer" and row["case"] == "gpt22b_layer":
                 yield (f"micro-batch {row['batch']} {row['mode']}", (row["batch"], row["mode"]),
