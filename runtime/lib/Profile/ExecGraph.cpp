@@ -73,7 +73,7 @@ public:
     std::vector<const Event *> calls;
     for (const Event &e : t.host) {
       if (e.kind == EventKind::Runtime) calls.push_back(&e);
-      else annotations[e.lane].push_back(&e);
+      else if (e.comm < 0) annotations[e.lane].push_back(&e); // the reader linked record_param_comms already
     }
     std::sort(calls.begin(), calls.end(), [](const Event *a, const Event *b) {
       return std::tie(a->startNs, a->index) < std::tie(b->startNs, b->index);
@@ -187,7 +187,7 @@ private:
   const Event *annotationAt(const Event &call) {
     const Event *found = nullptr;
     for (const Event *a : annotations[call.lane])
-      if (a->comm < 0 && a->startNs <= call.startNs && call.startNs <= a->endNs()) found = a;
+      if (a->startNs <= call.startNs && call.startNs <= a->endNs()) found = a;
     return found;
   }
 
@@ -276,7 +276,7 @@ private:
   std::unordered_map<int64_t, uint32_t> byCorrelation;
   static constexpr uint32_t kNone = UINT32_MAX;
   std::vector<uint32_t> nodeOfDevice; ///< per device event, its node (kNone before its launch)
-  std::map<int64_t, std::vector<const Event *>> annotations;
+  std::map<int64_t, std::vector<const Event *>> annotations; ///< nccl:* ones, per thread
 };
 
 } // namespace

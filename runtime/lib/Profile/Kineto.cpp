@@ -18,7 +18,6 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 #include <zlib.h>
 
 namespace rapid::profile {
@@ -108,6 +107,37 @@ std::string idText(const Object &o, llvm::StringRef key) {
 }
 
 bool isStep(llvm::StringRef name) { return name.starts_with("ProfilerStep#"); }
+
+/// Spans on host threads and what each stands for: for a call, the
+/// innermost span holding it, the one starting last among those that do.
+class Spans {
+public:
+  void add(int64_t lane, int64_t startNs, int64_t endNs, int32_t id) { spans.push_back({lane, startNs, endNs, id}); }
+  void sort() {
+    std::sort(spans.begin(), spans.end(),
+              [](const Span &a, const Span &b) { return std::tie(a.lane, a.startNs) < std::tie(b.lane, b.startNs); });
+  }
+  /// The id of the innermost span around `at` on `lane`; -1: none.
+  int32_t around(int64_t lane, int64_t at) const {
+    auto it = std::upper_bound(spans.begin(), spans.end(), std::pair{lane, at},
+                               [](const std::pair<int64_t, int64_t> &k, const Span &s) {
+                                 return k < std::pair{s.lane, s.startNs};
+                               });
+    while (it != spans.begin()) {
+      --it;
+      if (it->lane != lane) break;
+      if (it->endNs >= at) return it->id;
+    }
+    return -1;
+  }
+
+private:
+  struct Span {
+    int64_t lane, startNs, endNs;
+    int32_t id;
+  };
+  std::vector<Span> spans;
+};
 
 class Reader {
 public:
@@ -275,61 +305,35 @@ private:
     if (annotation) e.bytes = collectiveBytes(args);
     e.lane = intOr(o, "tid", 0);
     e.name = intern(name);
-    if (runtime) launched.insert(e.correlation);
     t.host.push_back(e);
     return llvm::Error::success();
   }
 
-  /// The innermost record_param_comms naming a collective around each call
-  /// on its thread: what the NCCL kernel the call launched was.
-  std::unordered_map<int64_t, int32_t> commOfCalls() const {
-    std::map<int64_t, std::vector<const Event *>> named; // per thread, by start
-    for (const Event &e : t.host)
-      if (e.kind == EventKind::Annotation && e.comm >= 0) named[e.lane].push_back(&e);
-    std::unordered_map<int64_t, int32_t> out;
-    for (auto &[lane, notes] : named)
-      std::sort(notes.begin(), notes.end(), [](const Event *a, const Event *b) { return a->startNs < b->startNs; });
-    for (const Event &c : t.host) {
-      auto it = named.find(c.lane);
-      if (c.kind != EventKind::Runtime || it == named.end()) continue;
-      for (const Event *a : it->second) {
-        if (a->startNs > c.startNs) break;
-        if (c.startNs <= a->endNs()) out[c.correlation] = a->comm; // later starts are inner
-      }
-    }
-    return out;
-  }
-
   /// Device work belongs to the step when a call inside it launched it; it
-  /// was a shaped op's when that op's span holds the call.
+  /// was a shaped op's when that op's span holds the call, and a named
+  /// collective's when a record_param_comms naming it does (unless the
+  /// kernel's own args named it).
   void keepLaunched() {
-    std::unordered_map<int64_t, int32_t> commOfCall = commOfCalls();
     std::sort(t.ops.begin(), t.ops.end(),
               [](const ShapedOp &a, const ShapedOp &b) { return std::tie(a.lane, a.startNs) < std::tie(b.lane, b.startNs); });
-    std::unordered_map<int64_t, int32_t> opOfCall;
-    for (const Event &c : t.host) {
-      if (c.kind != EventKind::Runtime) continue;
-      // The innermost op holding the call starts last among those that do.
-      auto it = std::upper_bound(t.ops.begin(), t.ops.end(), std::pair{c.lane, c.startNs},
-                                 [](const std::pair<int64_t, int64_t> &k, const ShapedOp &o) {
-                                   return k < std::pair{o.lane, o.startNs};
-                                 });
-      while (it != t.ops.begin()) {
-        --it;
-        if (it->lane != c.lane) break;
-        if (it->endNs >= c.startNs) {
-          opOfCall[c.correlation] = int32_t(it - t.ops.begin());
-          break;
-        }
-      }
-    }
+    Spans ops, comms;
+    for (size_t i = 0; i < t.ops.size(); ++i) ops.add(t.ops[i].lane, t.ops[i].startNs, t.ops[i].endNs, int32_t(i));
+    for (const Event &e : t.host)
+      if (e.kind == EventKind::Annotation && e.comm >= 0) comms.add(e.lane, e.startNs, e.endNs(), e.comm);
+    ops.sort(), comms.sort();
+    std::unordered_map<int64_t, std::pair<int32_t, int32_t>> ofCall; // correlation -> (op, comm)
+    for (const Event &c : t.host)
+      if (c.kind == EventKind::Runtime)
+        ofCall[c.correlation] = {ops.around(c.lane, c.startNs), comms.around(c.lane, c.startNs)};
     for (Event e : pendingDevice) {
-      if (!launched.count(e.correlation)) {
+      auto call = ofCall.find(e.correlation);
+      if (call == ofCall.end()) {
         skip("device work launched outside the step");
         continue;
       }
-      if (auto op = opOfCall.find(e.correlation); op != opOfCall.end()) e.op = op->second;
-      if (auto c = commOfCall.find(e.correlation); e.comm < 0 && c != commOfCall.end()) e.comm = c->second;
+      auto [op, comm] = call->second;
+      e.op = op;
+      if (e.comm < 0) e.comm = comm;
       t.device.push_back(e);
     }
   }
@@ -340,7 +344,6 @@ private:
   std::string stepPid;
   std::unordered_map<std::string, uint32_t> nameIds;
   std::map<std::tuple<std::string, std::string, std::vector<int>>, int32_t> groupIds;
-  std::unordered_set<int64_t> launched;
   std::vector<Event> pendingDevice;
 };
 

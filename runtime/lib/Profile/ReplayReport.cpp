@@ -49,16 +49,6 @@ static std::vector<CollectiveGroup> collectiveGroups(const ReplayResult &r) {
   return out;
 }
 
-/// The process groups the profile names with their ranks, each once (after
-/// weak scaling: the scaled ones), by name and ranks.
-static std::map<std::pair<std::string, std::vector<int>>, std::string> namedGroups(const TraceSet &set) {
-  std::map<std::pair<std::string, std::vector<int>>, std::string> out;
-  for (const KinetoTrace &t : set.ranks)
-    for (const ProcessGroup &g : t.groups)
-      if (!g.ranks.empty()) out[{g.name, g.ranks}] = g.desc;
-  return out;
-}
-
 /// Over the profiled ranks (copies of them would count them again).
 static std::map<std::string, uint64_t> skipped(const TraceSet &set) {
   std::map<std::string, uint64_t> all;

@@ -136,6 +136,14 @@ static llvm::Error unnamedSpanWorld(const TraceSet &set) {
   return llvm::Error::success();
 }
 
+NamedGroups namedGroups(const TraceSet &set) {
+  NamedGroups out;
+  for (const KinetoTrace &t : set.ranks)
+    for (const ProcessGroup &g : t.groups)
+      if (!g.ranks.empty()) out[{g.name, g.ranks}] = g.desc;
+  return out;
+}
+
 namespace {
 /// A process group the profile names with its ranks, and what weak scaling
 /// does to it: a data-parallel group gains the same member of every copy of
@@ -144,7 +152,7 @@ struct GroupRule {
   std::string desc;
   bool grows = false;
 };
-using GroupKey = std::pair<std::string, std::vector<int>>;
+using GroupKey = NamedGroups::key_type;
 } // namespace
 
 static std::string describe(const GroupKey &k, const std::string &desc) {
@@ -157,9 +165,7 @@ static llvm::Expected<std::map<GroupKey, GroupRule>> groupRules(const TraceSet &
                                                                 llvm::ArrayRef<std::string> dataParallel) {
   int w = int(set.ranks.size());
   std::map<GroupKey, GroupRule> rules;
-  for (const KinetoTrace &t : set.ranks)
-    for (const ProcessGroup &g : t.groups)
-      if (!g.ranks.empty()) rules[{g.name, g.ranks}].desc = g.desc;
+  for (const auto &[key, desc] : namedGroups(set)) rules[key].desc = desc;
   std::vector<bool> used(dataParallel.size(), false);
   std::vector<std::string> unsaid;
   for (auto &[key, rule] : rules) {

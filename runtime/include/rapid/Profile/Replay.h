@@ -34,6 +34,11 @@ llvm::Expected<TraceSet> loadTraceSet(const std::string &path, const ReadOptions
 /// Its checks on traces read already: ranks placed, the same step.
 llvm::Expected<TraceSet> makeTraceSet(std::string source, std::vector<KinetoTrace> traces);
 
+/// The process groups the set's traces name with their ranks, each once,
+/// keyed by name and ranks, with their descriptions.
+using NamedGroups = std::map<std::pair<std::string, std::vector<int>>, std::string>;
+NamedGroups namedGroups(const TraceSet &set);
+
 /// The largest world scaleWorld makes.
 inline constexpr int kMaxScaledWorld = 1024;
 /// Weak scaling: the job on `world` ranks, a multiple of the profiled W.
