@@ -259,15 +259,32 @@ TEST(DecodeAttention, OneBlockPerHeadPassesOverItsCacheAndSharesTheSmsPastOneEac
   memory.time = Seconds(10e-6);
   memory.bound = Bound::Hbm;
   // A split-KV kernel (0 cycles) is the memory time.
-  EXPECT_DOUBLE_EQ(decodeAttention(g, memory, 32, 7000, 0).time.value(), 10e-6);
+  EXPECT_DOUBLE_EQ(decodeAttention(g, memory, 32, 7000, 0, Seconds(0)).time.value(), 10e-6);
   // 32 blocks fit on the SMs: one block's pass over 7,000 tokens.
-  KernelCost one = decodeAttention(g, memory, 32, 7000, 20);
+  KernelCost one = decodeAttention(g, memory, 32, 7000, 20, Seconds(0));
   EXPECT_NEAR(one.time.value(), 7000 * 20 / 1.41e9, 1e-12);
   EXPECT_EQ(one.bound, Bound::Latency);
   // 216 blocks on 108 SMs: each SM runs two passes' worth.
-  EXPECT_NEAR(decodeAttention(g, memory, 216, 7000, 20).time.value(), 2 * 7000 * 20 / 1.41e9, 1e-12);
+  EXPECT_NEAR(decodeAttention(g, memory, 216, 7000, 20, Seconds(0)).time.value(), 2 * 7000 * 20 / 1.41e9, 1e-12);
   // A short cache is still bound by the bytes.
-  EXPECT_EQ(decodeAttention(g, memory, 32, 100, 20).bound, Bound::Hbm);
+  EXPECT_EQ(decodeAttention(g, memory, 32, 100, 20, Seconds(0)).bound, Bound::Hbm);
+}
+
+TEST(DecodeAttention, EachBlocksStartAddsToWhicheverBoundItsStreamMeets) {
+  GpuSpec g = testGpu(); // 108 SMs at 1.41 GHz
+  KernelCost memory;
+  memory.time = Seconds(10e-6);
+  memory.bound = Bound::Hbm;
+  // The pass (7,000 tokens at 20 clocks) is longer than the bytes: start + pass.
+  KernelCost pass = decodeAttention(g, memory, 32, 7000, 20, Seconds(4e-6));
+  EXPECT_NEAR(pass.time.value(), 4e-6 + 7000 * 20 / 1.41e9, 1e-12);
+  EXPECT_EQ(pass.bound, Bound::Latency);
+  // A short cache: start + the bytes at HBM's rate, still bound by them.
+  KernelCost bytes = decodeAttention(g, memory, 32, 100, 20, Seconds(4e-6));
+  EXPECT_NEAR(bytes.time.value(), 14e-6, 1e-12);
+  EXPECT_EQ(bytes.bound, Bound::Hbm);
+  // The split-KV kernel (no cycles) has no such block: the bytes alone.
+  EXPECT_DOUBLE_EQ(decodeAttention(g, memory, 32, 100, 0, Seconds(4e-6)).time.value(), 10e-6);
 }
 
 TEST(Cost, DecodeAttentionGroupedBlocks) {

@@ -314,16 +314,17 @@ AttentionCost naiveAttention(const GpuSpec &g, const AttentionShape &s, Pass pas
 }
 
 KernelCost decodeAttention(const GpuSpec &g, const KernelCost &memory, int64_t blocks, int64_t tokens,
-                           double cyclesPerToken) {
+                           double cyclesPerToken, Seconds start) {
   if (cyclesPerToken <= 0 || blocks <= 0) return memory;
   // A block cannot split its cache, so one sequence uses only as many SMs as
   // it has heads; past one block per SM the SMs share the blocks' passes.
   double passes = std::max(1.0, double(blocks) / double(g.smCount));
   Seconds serial(double(tokens) * cyclesPerToken * passes / g.clock.value());
-  if (serial <= memory.time) return memory;
+  // The block's query loads, pipeline fill and epilogue do not overlap its
+  // own stream, whichever bound that stream meets.
   KernelCost c = memory;
-  c.time = serial;
-  c.bound = Bound::Latency;
+  c.time = std::max(serial, memory.time) + start;
+  if (serial > memory.time) c.bound = Bound::Latency;
   return c;
 }
 

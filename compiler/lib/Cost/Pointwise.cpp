@@ -74,7 +74,7 @@ PointwiseWork pointwiseWork(PointwiseOp op, int64_t elements, DType t, Pass pass
 RowReduction rowReduction(const StackSpec &stack, PointwiseOp op) {
   switch (op) {
   case PointwiseOp::LayerNorm: case PointwiseOp::RmsNorm:
-    return {stack.reductionHbm, stack.reductionNormInstructions};
+    return {stack.reductionHbm, stack.reductionNormInstructions, stack.reductionNormLatency};
   case PointwiseOp::Softmax: return {stack.reductionHbm, stack.reductionSoftmaxInstructions};
   default: return {};
   }
@@ -89,6 +89,8 @@ KernelCost pointwiseCost(const GpuSpec &g, const PointwiseWork &w, const RowRedu
   Seconds math = w.integer ? Seconds(w.flops.value() / intOpsRate(g)) : w.flops / mathRate(g, DType::FP32);
   terms.compute = std::max(math, Seconds(w.flops.value() * r.instructionsPerFlop / issueRate(g)));
   terms.hbm = w.bytes / (hbmRate(g) * r.hbm);
+  // With few rows the kernel is one thread block's load, reduce, write.
+  terms.latency = r.latency * double(w.kernels);
   Traffic bytes;
   bytes.hbm = w.bytes;
   bytes.l2 = w.bytes;

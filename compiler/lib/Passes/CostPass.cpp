@@ -79,7 +79,7 @@ cost::KernelCost costOf(const GpuSpec &gpu, const StackSpec &stack, const Op &op
   case OpKind::DecodeAttention: // shape: (rows, cached tokens, head_dim, sequences x query heads)
     return cost::decodeAttention(gpu, cost::pointwiseCost(gpu, work(op)),
                                  cost::decodeAttentionBlocks(gpu, stack, op.shape.batch, op.kvGroup), op.shape.n,
-                                 stack.decodeAttentionCycles);
+                                 stack.decodeAttentionCycles, stack.decodeAttentionStart);
   default: // bandwidth and vector math from the op's own bytes and FLOPs
     return cost::pointwiseCost(gpu, work(op));
   }

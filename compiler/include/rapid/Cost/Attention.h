@@ -65,9 +65,10 @@ AttentionCost naiveAttention(const GpuSpec &g, const AttentionShape &s, Pass pas
 /// (sequence, query head) pairs: the cache read at HBM's rate (`memory`, the
 /// op's pointwise cost) or, for a kernel of one thread block per pair
 /// (`cyclesPerToken` > 0), each block's serial pass over its cache, as
-/// many blocks at a time as there are SMs (docs/model.md §3.3).
+/// many blocks at a time as there are SMs, plus each block's `start`
+/// (docs/model.md §3.3).
 KernelCost decodeAttention(const GpuSpec &g, const KernelCost &memory, int64_t blocks, int64_t tokens,
-                           double cyclesPerToken);
+                           double cyclesPerToken, Seconds start);
 /// The thread blocks `stack`'s decode kernel runs for `pairs` (sequence,
 /// query head) pairs whose query heads share key/value heads in groups of
 /// `group`: one a pair, or one a (sequence, key/value head) where the stack's

@@ -41,6 +41,7 @@ PointwiseWork pointwiseWork(PointwiseOp op, int64_t elements, DType t, Pass pass
 struct RowReduction {
   double hbm = 1;                 ///< share of the calibrated HBM rate reached
   double instructionsPerFlop = 0; ///< issued per counted FLOP; 0: no issue floor
+  Seconds latency{0};             ///< the least time of each kernel: a block's chain over one row
 };
 
 /// The stack's row-reduction kernel for `op`: its norm or softmax figures;
