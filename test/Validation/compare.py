@@ -12,6 +12,10 @@ compare.py KIND CSV MAX_MEDIAN MAX_WORST
        against the sweep hopper_layer of examples/validation/hopper_layer.rapid,
        matched on micro_batch; compares fwd and bwd with breakdown.layer_forward_s
        and .layer_backward_s.
+  KIND llama_layer: the llama8b_layer `train_layer` rows of steps_h100.csv or
+       steps_h200.csv (the CSV's `# gpu:` line says which) against
+       llama_8b_layer_<gpu>_b<batch> of the same file; fwd and bwd as
+       hopper_layer compares them.
   KIND hopper_loop: the gpt22b_layer `loop` rows of a gaps_*.csv
        (tools/calibrate/gaps.py: calls back to back, a training loop's
        steady state) against the sweep hopper_layer (H200) or
@@ -70,7 +74,11 @@ for line in sys.stdin:
         b, mb = o["breakdown"], str(o["point"]["micro_batch"])
         predicted[(mb, "fwd")] = b["layer_forward_s"] * 1e3
         predicted[(mb, "bwd")] = b["layer_backward_s"] * 1e3
-    elif kind == "hopper_loop" and "breakdown" in o:
+    elif kind == "llama_layer" and "breakdown" in o and o["experiment"].startswith("llama_8b_layer_"):
+        b = o["breakdown"]
+        predicted[(o["experiment"], "fwd")] = b["layer_forward_s"] * 1e3
+        predicted[(o["experiment"], "bwd")] = b["layer_backward_s"] * 1e3
+    elif kind == "hopper_loop" and "breakdown" in o and o.get("sweep", "").startswith("hopper_layer"):
         b, mb = o["breakdown"], str(o["point"]["micro_batch"])
         predicted[(o.get("sweep"), mb, "fwd")] = b["layer_forward_s"] * 1e3
         predicted[(o.get("sweep"), mb, "fwd+bwd")] = (b["layer_forward_s"] + b["layer_backward_s"]) * 1e3
@@ -119,6 +127,11 @@ def rows():
         elif kind == "hopper_layer":
             if row["kind"] == "train_layer" and row["case"] == "gpt22b_layer":
                 yield (f"micro-batch {row['batch']} {row['mode']}", (row["batch"], row["mode"]),
+                       float(row["latency_ms"]), "ms")
+        elif kind == "llama_layer":
+            if row["kind"] == "train_layer" and row["case"] == "llama8b_layer":
+                name = f"llama_8b_layer_{'h100' if 'H100' in gpu else 'h200'}_b{row['batch']}"
+                yield (f"{name} ({row['tokens']} tokens) {row['mode']}", (name, row["mode"]),
                        float(row["latency_ms"]), "ms")
         elif kind == "korthikanti4":
             policy = f"{row['recompute']} recompute{' + SP' if row['sequence_parallel'] == 'on' else ''}"

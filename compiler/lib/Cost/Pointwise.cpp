@@ -87,7 +87,8 @@ KernelCost pointwiseCost(const GpuSpec &g, const PointwiseWork &w, const RowRedu
   // many instructions besides its FLOPs, at four warp instructions a clock
   // per SM.
   Seconds math = w.integer ? Seconds(w.flops.value() / intOpsRate(g)) : w.flops / mathRate(g, DType::FP32);
-  terms.compute = std::max(math, Seconds(w.flops.value() * r.instructionsPerFlop / issueRate(g)));
+  terms.compute = std::max({math, Seconds(w.flops.value() * r.instructionsPerFlop / issueRate(g)),
+                            Seconds(w.indexInstructions / issueRate(g))});
   terms.hbm = w.bytes / (hbmRate(g) * r.hbm);
   // With few rows the kernel is one thread block's load, reduce, write.
   terms.latency = r.latency * double(w.kernels);

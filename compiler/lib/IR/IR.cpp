@@ -53,6 +53,7 @@ const char *kindName(OpKind k) {
   case OpKind::Dropout: return "dropout";
   case OpKind::BiasGrad: return "bias_grad";
   case OpKind::Rotary: return "rotary";
+  case OpKind::Copy: return "copy";
   case OpKind::Embedding: return "embedding";
   case OpKind::CrossEntropy: return "cross_entropy";
   case OpKind::Router: return "router";

@@ -20,11 +20,13 @@ std::string opLine(const Op &op, size_t idx) {
     s += fmt::format(" group={} bytes={}", groupName(op.group), op.commBytes);
     if (op.peer >= 0) s += fmt::format(" peer={} tag={}", op.peer, op.tag);
   } else {
+    if (op.strided) s += fmt::format(" [strided elements={:.4g}]", double(op.shape.m));
     s += fmt::format(" {} flops={:.4g}", nameOf(op.dtype), op.flops);
     if (op.bytes > 0) s += fmt::format(" bytes={:.4g}", op.bytes);
     if (op.l2Bytes > 0) s += fmt::format(" l2={:.4g}", op.l2Bytes);
     if (op.smemBytes > 0) s += fmt::format(" smem={:.4g}", op.smemBytes);
   }
+  if (!op.isComm() && op.kernels > 1) s += fmt::format(" kernels={}", op.kernels);
   if (op.bound != Bound::None)
     s += fmt::format(" time={:.4g}us bound={}", op.time.value() * 1e6, boundName(op.bound));
   if (!op.deps.empty()) {

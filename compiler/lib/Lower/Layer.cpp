@@ -106,14 +106,21 @@ Op norm(const Shard &sh, const char *name, bool backward, bool layerNorm = false
 /// kernel (Megatron's fused bias-GeLU, a fused SiLU-and-multiply). Unfused,
 /// eager PyTorch activates on its own (nn.Linear's bias is added in the
 /// GEMM's epilogue by cuBLASLt: the `_bias_` GEMM kernels of a profile);
-/// SwiGLU is a SiLU over the gate, then a multiply by the up projection.
+/// SwiGLU is a SiLU over the gate, then a multiply by the up projection,
+/// both over halves of one GEMM's output: strided views (Eager.cpp).
 void activation(Chain &c, const Shard &sh, bool moe, double elems, bool backward) {
   bool gated = sh.model.gated();
+  bool split = gated && !sh.fused;
+  auto add = [&](Op op) {
+    op.strided = split;
+    if (split) op.shape.m = int64_t(elems);
+    c.add(op);
+  };
   auto table = [&](cost::PointwiseOp op, const char *name) {
-    c.add(pointwise(OpKind::Activation, name, op, elems, sh.dtype, backward));
+    add(pointwise(OpKind::Activation, name, op, elems, sh.dtype, backward));
   };
   auto plain = [&](const char *name, double flops, double accesses) {
-    c.add(pointwise(OpKind::Activation, name, elems, flops, accesses, sh.d));
+    add(pointwise(OpKind::Activation, name, elems, flops, accesses, sh.d));
   };
   const char *act = moe ? (backward ? "moe.act.bwd" : "moe.act") : (backward ? "mlp.act.bwd" : "mlp.act");
   if (sh.fused || !gated) {
@@ -338,10 +345,11 @@ void layerForward(Chain &c, const Shard &sh, int64_t layer) {
   int64_t T = sh.tokens;
   c.add(norm(sh, "attn.norm", false));
   gatherThenGemm(c, sh, "attn.sp.allgather", "attn.sp.allgather.overlapped", gemm("attn.qkv", T, qkvLocal(sh), sh.model.hidden));
-  if (sh.model.rotary())
-    c.add(pointwise(OpKind::Rotary, "attn.rotary", double(T) * (qLocal(sh) + sh.kvLocal), 3, 2, sh.d));
+  if (sh.model.rotary()) rotaryForward(c, sh);
   if (sh.layout.cp > 1 && !sh.decode) // a decode step attends over its own part of the cache
     c.add(collective(OpKind::AllGather, "attn.cp.allgather_kv", Group::CP, 2.0 * T * sh.kvLocal * sh.d));
+  cacheWrite(c, sh);
+  repeatKv(c, sh, false);
   attentionForward(c, sh);
   gemmThenReduce(c, sh, gemm("attn.out", T, sh.model.hidden, qLocal(sh)), "attn.tp.allreduce", "attn.sp.reducescatter",
                  "attn.sp.reducescatter.overlapped");
@@ -374,6 +382,7 @@ void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
     gatherThenGemm(c, sh, "mlp.sp.grad_allgather", "mlp.sp.grad_allgather.overlapped", gemm("mlp.fc2.dgrad", T, f, h));
     c.add(gemm("mlp.fc2.wgrad", f, h, T));
     activation(c, sh, /*moe=*/false, double(T) * f, true);
+    if (sh.model.gated()) splitGrad(c, sh, "mlp.fc1.split.bwd", double(T) * sh.ffnLocal);
     biasGrad(c, sh, "mlp.fc1.bgrad", double(T) * sh.ffnLocal);
     c.add(gemm("mlp.fc1.dgrad", T, h, sh.ffnLocal));
     dgradReduceThenWgrad(c, sh, "mlp.tp.allreduce.bwd", "mlp.sp.reducescatter.bwd", "mlp.sp.input_allgather",
@@ -389,8 +398,9 @@ void layerBackward(Chain &c, const Shard &sh, int64_t layer) {
   if (sh.layout.cp > 1)
     c.add(collective(OpKind::ReduceScatter, "attn.cp.reducescatter_dkv", Group::CP,
                      2.0 * T * sh.layout.cp * sh.kvLocal * sh.d));
-  if (sh.model.rotary())
-    c.add(pointwise(OpKind::Rotary, "attn.rotary.bwd", double(T) * (qLocal(sh) + sh.kvLocal), 3, 2, sh.d));
+  repeatKv(c, sh, true);
+  if (sh.model.rotary()) rotaryBackward(c, sh);
+  splitGrad(c, sh, "attn.qkv.split.bwd", double(T) * qkvLocal(sh));
   biasGrad(c, sh, "attn.qkv.bgrad", double(T) * qkvLocal(sh));
   c.add(gemm("attn.qkv.dgrad", T, h, qkvLocal(sh)));
   dgradReduceThenWgrad(c, sh, "attn.tp.allreduce.bwd", "attn.sp.reducescatter.bwd", "attn.sp.input_allgather",

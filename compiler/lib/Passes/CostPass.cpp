@@ -63,8 +63,12 @@ cost::KernelCost attention(const GpuSpec &gpu, const StackSpec &stack, const Op 
 }
 
 /// A pointwise op's work; one that draws a dropout mask (`op.dropout`) is
-/// integer work, the Philox draws being nearly all of it.
-cost::PointwiseWork work(const Op &op) { return {Bytes(op.bytes), Flops(op.flops), op.kernels, op.dropout}; }
+/// integer work, the Philox draws being nearly all of it; one over strided
+/// views issues the stack's instructions per element for their offsets.
+cost::PointwiseWork work(const StackSpec &stack, const Op &op) {
+  double index = op.strided ? double(op.shape.m) * stack.stridedInstructions : 0;
+  return {Bytes(op.bytes), Flops(op.flops), op.kernels, op.dropout, index};
+}
 
 cost::KernelCost costOf(const GpuSpec &gpu, const StackSpec &stack, const Op &op) {
   switch (op.kind) {
@@ -73,15 +77,15 @@ cost::KernelCost costOf(const GpuSpec &gpu, const StackSpec &stack, const Op &op
   case OpKind::FlashAttention:
     return attention(gpu, stack, op);
   case OpKind::Norm: // the stack's row-reduction kernels: LayerNorm and RMSNorm share its figures
-    return cost::pointwiseCost(gpu, work(op), cost::rowReduction(stack, cost::PointwiseOp::LayerNorm));
+    return cost::pointwiseCost(gpu, work(stack, op), cost::rowReduction(stack, cost::PointwiseOp::LayerNorm));
   case OpKind::Softmax:
-    return cost::pointwiseCost(gpu, work(op), cost::rowReduction(stack, cost::PointwiseOp::Softmax));
+    return cost::pointwiseCost(gpu, work(stack, op), cost::rowReduction(stack, cost::PointwiseOp::Softmax));
   case OpKind::DecodeAttention: // shape: (rows, cached tokens, head_dim, sequences x query heads)
-    return cost::decodeAttention(gpu, cost::pointwiseCost(gpu, work(op)),
+    return cost::decodeAttention(gpu, cost::pointwiseCost(gpu, work(stack, op)),
                                  cost::decodeAttentionBlocks(gpu, stack, op.shape.batch, op.kvGroup), op.shape.n,
                                  stack.decodeAttentionCycles, stack.decodeAttentionStart);
   default: // bandwidth and vector math from the op's own bytes and FLOPs
-    return cost::pointwiseCost(gpu, work(op));
+    return cost::pointwiseCost(gpu, work(stack, op));
   }
 }
 
@@ -98,7 +102,7 @@ void costOn(Op &op, const GpuSpec &gpu, const ExperimentPoint &point, CostMemo &
   if (op.kind == OpKind::Block) return; // timed by the driver's probe
   CostMemo::Key key{op.kind, op.shape.m, op.shape.n, op.shape.k, op.shape.batch, op.dtype,
                     op.causal, op.dropout, op.phase == ir::Phase::Backward, op.bytes, op.flops, op.kernels,
-                    op.kvGroup};
+                    op.kvGroup, op.strided};
   auto it = memo.costs.find(key);
   if (it == memo.costs.end()) it = memo.costs.emplace(key, costOf(gpu, point.stack, op)).first;
   cost::KernelCost c = cost::launched(it->second, cost::launchCost(point.stack, inDecodeStep(op, point.isTraining())));

@@ -29,6 +29,9 @@ struct PointwiseWork {
   /// The operations are integer ones (a dropout mask's Philox draws), which
   /// run on the integer units at `int32_rate`, not on the FP32 lanes.
   bool integer = false;
+  /// Instructions spent on operands' offsets (a kernel over strided views
+  /// computes each element's from the strides): a floor at the issue rate.
+  double indexInstructions = 0;
 };
 
 /// The work of `op` over `elements` elements of `t` (Adam: parameters, with

@@ -38,6 +38,7 @@ enum class OpKind : uint8_t {
   Dropout,        ///< a dropout mask applied, forward or backward
   BiasGrad,       ///< a bias gradient: the output gradient summed over tokens
   Rotary,         ///< rotary position embedding on Q and K
+  Copy,           ///< a tensor copied or rearranged (an eager module's repeat_kv, KV-cache write, split gradients)
   Embedding,      ///< token (+position) lookup, or its gradient scatter
   CrossEntropy,   ///< LM-head softmax and loss
   Router,         ///< MoE top-k gate
@@ -86,6 +87,7 @@ struct Op {
   DType dtype = DType::BF16;
   bool causal = false;  ///< attention masks the upper triangle
   bool dropout = false; ///< fused attention drops out its probabilities (in-kernel random numbers)
+  bool strided = false; ///< pointwise over non-contiguous views (an eager module's): shape.m = elements indexed
   Group group = Group::None; ///< communication: the communicator
   Bound bound = Bound::None; ///< filled by the cost pass
   int32_t layer = -1;   ///< transformer layer, -1 for embedding/head/optimizer

@@ -162,6 +162,17 @@ std::vector<Op> serveAttention(const Shard &sh, const std::vector<PrefillChunk> 
 /// The LM head's ops for `sampled` sequences (their last token's logits).
 std::vector<Op> serveHead(const Shard &sh, int64_t sampled);
 
+// Eager.cpp: a plain PyTorch module's small kernels where the stack's
+// fused_kernels is off (each a no-op, or the fused form, where it is on).
+void rotaryForward(Chain &c, const Shard &sh);
+void rotaryBackward(Chain &c, const Shard &sh);
+/// Grouped K and V repeated for every query head (prefill and training).
+void repeatKv(Chain &c, const Shard &sh, bool backward);
+/// A decode step's new K and V copied into the cache.
+void cacheWrite(Chain &c, const Shard &sh);
+/// Backward: the gradients of one projection's split outputs gathered.
+void splitGrad(Chain &c, const Shard &sh, const char *name, double elems);
+
 // Layer.cpp
 Op flashAttention(const Shard &sh, bool backward);
 /// One token per sequence reads the whole KV cache (FlashDecoding's split-KV kernel).

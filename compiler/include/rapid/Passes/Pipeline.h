@@ -51,9 +51,10 @@ ir::Program compilePoint(const ExperimentPoint &point, const PipelineOptions &op
 /// serving run) keeps one.
 struct CostMemo {
   /// Everything costOf reads of an op: kind, shape, type, masks, pass, bytes,
-  /// FLOPs, kernels and (decode attention) the query heads per KV head.
-  using Key =
-      std::tuple<ir::OpKind, int64_t, int64_t, int64_t, int64_t, DType, bool, bool, bool, double, double, int32_t, int32_t>;
+  /// FLOPs, kernels, (decode attention) the query heads per KV head and
+  /// whether a pointwise op indexes strided views.
+  using Key = std::tuple<ir::OpKind, int64_t, int64_t, int64_t, int64_t, DType, bool, bool, bool, double, double, int32_t,
+                         int32_t, bool>;
   std::map<Key, cost::KernelCost> costs;
 };
 

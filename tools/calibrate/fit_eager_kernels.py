@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Fits a stack's decode-step kernel figures to a steps.py kernel table.
+"""Fits eager PyTorch's kernel figures to a steps.py kernel table.
 
-usage: fit_decode_kernels.py FIT_KERNELS.csv [CHECK_KERNELS.csv ...]
+usage: fit_eager_kernels.py FIT_KERNELS.csv [CHECK_KERNELS.csv ...]
            [--hbm FIT_TB/S,CHECK_TB/S,...]
 
 steps.py's kernel tables (test/data/validation/steps_h*_kernels.csv) time
 every kernel of whole Llama-3-8B decode steps, batches of 1 to 128 over
-caches of 512 to 4,096 tokens. Two of their kernels do not follow their
-bytes at a decode step's sizes, and the stack states them (docs/model.md
-§3.3 and §4):
+caches of 512 to 4,096 tokens, and of prefills of 128 to 8,192 tokens a
+sequence. Three kinds of kernel do not follow their bytes, and the stack
+states them (docs/model.md §3.3 and §4):
 
 - cuDNN's fused attention forward (`sdpa ... flash_fprop`), run on the four
   query rows of a key/value head (the module packs GQA so): one thread block
@@ -18,6 +18,15 @@ bytes at a decode step's sizes, and the stack states them (docs/model.md
   (rapidc's formula), least mean relative error over the fit table's rows.
 - ATen's norm kernel (`vectorized_layer_norm_kernel`, RMSNorm here) over 1
   to 128 rows: flat at about 6 us. `reduction.norm_latency` is the median.
+
+- ATen's elementwise kernels over strided views (`elementwise_kernel<128, 4>`
+  and the unvectorised cat: rotate-half rotary, repeat_kv's copies, SiLU and
+  its multiply on halves of one GEMM's output) run at the same elements per
+  second on an H100 and an H200 whatever their HBM: bound by the offsets
+  they compute. `strided_instructions` is the instructions per element at
+  rapidc's issue rate (132 SMs x 128 a clock x 1.98 GHz x calibration.compute,
+  87.2953 %), from the prefills of 2,048 tokens and more (shorter ones sit
+  near the kernels' floor), elements as the module's shapes give them.
 
 Only the first table is fitted; the others are reported with its figures.
 The HBM rates are rapidc's (hbm.bandwidth x calibration.hbm of std.gpus'
@@ -29,7 +38,43 @@ import statistics
 import sys
 
 SMS, CLOCK = 132, 1.98e9
-KV_HEADS, HEAD_DIM, HEADS, HIDDEN = 8, 128, 32, 4096  # Llama-3-8B
+ISSUE = SMS * 128 * CLOCK * 0.872953  # std.gpus' h100_sxm_80gb (the H200 inherits it)
+KV_HEADS, HEAD_DIM, HEADS, HIDDEN, FFN, LAYERS = 8, 128, 32, 4096, 14336, 32  # Llama-3-8B
+
+
+def strided_class(kernel):
+    """Which of the module's strided pieces an unvectorised ATen kernel is."""
+    if kernel.startswith('void at::native::(anonymous namespace)::CatArrayBatchedCopy<'):
+        return 'cat'
+    if not kernel.startswith('void at::native::elementwise_kernel<128; 4;'):
+        return None
+    for key, name in (('neg_kernel', 'neg'), ('BinaryFunctor<c10::BFloat16', 'mul'), ('CUDAFunctor_add', 'add'),
+                      ('direct_copy', 'copy'), ('silu_kernel', 'silu')):
+        if key in kernel:
+            return name
+    return None
+
+
+def strided_elements(name, tokens):
+    """Elements a layer's kernels of that piece index over `tokens` tokens."""
+    q, k, f = tokens * HEADS * HEAD_DIM, tokens * KV_HEADS * HEAD_DIM, tokens * FFN
+    return {'neg': (q + k) / 2, 'cat': q + k, 'mul': 2 * (q + k) + f, 'add': q + k, 'copy': 2 * q, 'silu': f}[name]
+
+
+def prefills(path):
+    """(batch, tokens, seconds, elements) of each prefill's strided kernels."""
+    out = {}
+    with open(path) as f:
+        for r in csv.reader(line for line in f if not line.startswith('#')):
+            if not r[0].startswith('prefill_'):
+                continue
+            b, t = (int(p[1:]) for p in r[0].split('_')[-2:])
+            name = strided_class(','.join(r[2:-2]))
+            if name:
+                e = out.setdefault((b, t), [0.0, 0.0])
+                e[0] += float(r[-1]) * 1e-6
+                e[1] += strided_elements(name, b * t) * LAYERS
+    return [(b, t, s, e) for (b, t), (s, e) in sorted(out.items())]
 
 
 def rows(path):
@@ -79,8 +124,10 @@ def main(argv):
     grid = ((s / 20, c / 4) for s in range(0, 201) for c in range(4, 201))
     start, cycles = min(grid, key=lambda p: sum(abs(e) for e in errors(fit, rates[0], *p)))
     norm = statistics.median(n for _, _, _, n in fit)
-    print('decode_attention.start = %.2f us; decode_attention.cycles = %.2f; reduction.norm_latency = %.2f us'
-          % (start, cycles, norm))
+    long = [(s, e) for b, t, s, e in prefills(argv[1]) if b * t >= 2048]
+    instructions = ISSUE * sum(s for s, _ in long) / sum(e for _, e in long)
+    print('decode_attention.start = %.2f us; decode_attention.cycles = %.2f; reduction.norm_latency = %.2f us; '
+          'strided_instructions = %.1f' % (start, cycles, norm, instructions))
     for path, table, rate in zip(argv[1:], tables, rates):
         print('%s (%s):' % (path, 'fitted' if table is fit else 'held out'))
         for (b, c, t, n), e in zip(table, errors(table, rate, start, cycles)):
@@ -88,6 +135,11 @@ def main(argv):
                   % (b, c, t, attention_us(b, c, rate, start, cycles), 100 * e, n))
         print('  attention: %s; norm: %s' % (summary(errors(table, rate, start, cycles)),
                                              summary([norm / n - 1 for *_, n in table])))
+        strided = [(b, t, s, e * instructions / ISSUE) for b, t, s, e in prefills(path)]
+        for b, t, s, p in strided:
+            print('  prefill batch %d x %4d: strided kernels %8.1f us measured, %8.1f predicted (%+.1f %%)'
+                  % (b, t, s * 1e6, p * 1e6, 100 * (p / s - 1)))
+        print('  strided, 2,048 tokens and more: %s' % summary([p / s - 1 for b, t, s, p in strided if b * t >= 2048]))
 
 
 if __name__ == '__main__':
