@@ -58,9 +58,12 @@ KernelCost launched(KernelCost c, Seconds perKernel) {
   return c;
 }
 
+bool graphed(const StackSpec &stack, bool decodeStep) {
+  return stack.cudaGraphs == CudaGraphs::All || (stack.cudaGraphs == CudaGraphs::Decode && decodeStep);
+}
+
 Seconds launchCost(const StackSpec &stack, bool decodeStep) {
-  bool graphed = stack.cudaGraphs == CudaGraphs::All || (stack.cudaGraphs == CudaGraphs::Decode && decodeStep);
-  return graphed ? Seconds(0) : stack.launchOverhead;
+  return graphed(stack, decodeStep) ? Seconds(0) : stack.launchOverhead;
 }
 
 KernelCost sequence(const KernelCost &a, const KernelCost &b) {

@@ -89,6 +89,17 @@ cost::KernelCost costOf(const GpuSpec &gpu, const StackSpec &stack, const Op &op
   }
 }
 
+/// A kernel a CUDA graph replays: its time plus the GPU's gap before the
+/// next, never under the floor, which is the shortest launch-to-launch
+/// time of such kernels: max(t, floor - gap) + gap = max(t + gap, floor).
+cost::KernelCost graphedCost(const GpuSpec &gpu, const StackSpec &stack, const Op &op) {
+  GpuSpec g = gpu;
+  g.kernelFloor = std::max(Seconds(0), gpu.kernelFloor - gpu.kernelGap);
+  cost::KernelCost c = costOf(g, stack, op);
+  c.time += gpu.kernelGap * double(c.kernels);
+  return c;
+}
+
 /// Decode steps are units 1.. of an inference program (unit 0 is the prefill).
 bool inDecodeStep(const Op &op, bool training) { return !training && op.micro >= 1; }
 
@@ -100,12 +111,14 @@ void costOn(Op &op, const GpuSpec &gpu, const ExperimentPoint &point, CostMemo &
     return;
   }
   if (op.kind == OpKind::Block) return; // timed by the driver's probe
+  bool decodeStep = inDecodeStep(op, point.isTraining());
+  bool gap = gpu.kernelGap.value() > 0 && cost::graphed(point.stack, decodeStep);
   CostMemo::Key key{op.kind, op.shape.m, op.shape.n, op.shape.k, op.shape.batch, op.dtype,
                     op.causal, op.dropout, op.phase == ir::Phase::Backward, op.bytes, op.flops, op.kernels,
-                    op.kvGroup, op.strided};
+                    op.kvGroup, op.strided, gap};
   auto it = memo.costs.find(key);
-  if (it == memo.costs.end()) it = memo.costs.emplace(key, costOf(gpu, point.stack, op)).first;
-  cost::KernelCost c = cost::launched(it->second, cost::launchCost(point.stack, inDecodeStep(op, point.isTraining())));
+  if (it == memo.costs.end()) it = memo.costs.emplace(key, gap ? graphedCost(gpu, point.stack, op) : costOf(gpu, point.stack, op)).first;
+  cost::KernelCost c = cost::launched(it->second, cost::launchCost(point.stack, decodeStep));
   op.time = c.time;
   op.bound = boundOf(c.bound);
   const cost::Traffic &t = c.bytes;

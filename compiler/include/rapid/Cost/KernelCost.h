@@ -62,6 +62,8 @@ KernelCost combine(const GpuSpec &g, const Terms &terms, Flops flops, const Traf
 /// launch_overhead; 0 in CUDA graphs): serial with the kernel body, as
 /// RAPID-LLM's O. The bound becomes `launch` when they outweigh the body.
 KernelCost launched(KernelCost c, Seconds perKernel);
+/// Whether `stack` replays a kernel from a CUDA graph (in a decode step or not).
+bool graphed(const StackSpec &stack, bool decodeStep);
 
 /// What `stack` pays to launch one kernel: its launch_overhead, or nothing
 /// for a kernel it replays from a CUDA graph (every kernel with `all`; those

@@ -52,9 +52,10 @@ ir::Program compilePoint(const ExperimentPoint &point, const PipelineOptions &op
 struct CostMemo {
   /// Everything costOf reads of an op: kind, shape, type, masks, pass, bytes,
   /// FLOPs, kernels, (decode attention) the query heads per KV head and
-  /// whether a pointwise op indexes strided views.
+  /// whether a pointwise op indexes strided views; whether a CUDA graph
+  /// replays it on a GPU with a kernel gap.
   using Key = std::tuple<ir::OpKind, int64_t, int64_t, int64_t, int64_t, DType, bool, bool, bool, double, double, int32_t,
-                         int32_t, bool>;
+                         int32_t, bool, bool>;
   std::map<Key, cost::KernelCost> costs;
 };
 
