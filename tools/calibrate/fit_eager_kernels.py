@@ -61,36 +61,36 @@ def strided_elements(name, tokens):
     return {'neg': (q + k) / 2, 'cat': q + k, 'mul': 2 * (q + k) + f, 'add': q + k, 'copy': 2 * q, 'silu': f}[name]
 
 
+def kernels(path, kind):
+    """((batch, size), kernel, calls, total us) of each `kind` case's kernels
+    (decode_..._b8_c2048: size the cache; prefill_..._b1_t512: the tokens)."""
+    with open(path) as f:
+        for r in csv.reader(line for line in f if not line.startswith('#')):
+            if r[0].startswith(kind + '_'):
+                yield tuple(int(p[1:]) for p in r[0].split('_')[-2:]), ','.join(r[2:-2]), int(r[-2]), float(r[-1])
+
+
 def prefills(path):
     """(batch, tokens, seconds, elements) of each prefill's strided kernels."""
     out = {}
-    with open(path) as f:
-        for r in csv.reader(line for line in f if not line.startswith('#')):
-            if not r[0].startswith('prefill_'):
-                continue
-            b, t = (int(p[1:]) for p in r[0].split('_')[-2:])
-            name = strided_class(','.join(r[2:-2]))
-            if name:
-                e = out.setdefault((b, t), [0.0, 0.0])
-                e[0] += float(r[-1]) * 1e-6
-                e[1] += strided_elements(name, b * t) * LAYERS
+    for (b, t), kernel, _, total in kernels(path, 'prefill'):
+        name = strided_class(kernel)
+        if name:
+            e = out.setdefault((b, t), [0.0, 0.0])
+            e[0] += total * 1e-6
+            e[1] += strided_elements(name, b * t) * LAYERS
     return [(b, t, s, e) for (b, t), (s, e) in sorted(out.items())]
 
 
 def rows(path):
     """(batch, context, attention us, norm us) of each decode case."""
     out = {}
-    with open(path) as f:
-        for r in csv.reader(line for line in f if not line.startswith('#')):
-            if not r[0].startswith('decode_'):
-                continue
-            b, c = (int(p[1:]) for p in r[0].split('_')[-2:])
-            kernel, calls, total = ','.join(r[2:-2]), int(r[-2]), float(r[-1])
-            entry = out.setdefault((b, c), {})
-            if 'sdpa' in kernel and 'fprop' in kernel:
-                entry['attention'] = total / calls
-            elif 'vectorized_layer_norm_kernel' in kernel:
-                entry['norm'] = total / calls
+    for key, kernel, calls, total in kernels(path, 'decode'):
+        entry = out.setdefault(key, {})
+        if 'sdpa' in kernel and 'fprop' in kernel:
+            entry['attention'] = total / calls
+        elif 'vectorized_layer_norm_kernel' in kernel:
+            entry['norm'] = total / calls
     return [(b, c, e['attention'], e['norm']) for (b, c), e in sorted(out.items())]
 
 

@@ -117,7 +117,8 @@ void costOn(Op &op, const GpuSpec &gpu, const ExperimentPoint &point, CostMemo &
                     op.causal, op.dropout, op.phase == ir::Phase::Backward, op.bytes, op.flops, op.kernels,
                     op.kvGroup, op.strided, gap};
   auto it = memo.costs.find(key);
-  if (it == memo.costs.end()) it = memo.costs.emplace(key, gap ? graphedCost(gpu, point.stack, op) : costOf(gpu, point.stack, op)).first;
+  if (it == memo.costs.end())
+    it = memo.costs.emplace(key, gap ? graphedCost(gpu, point.stack, op) : costOf(gpu, point.stack, op)).first;
   cost::KernelCost c = cost::launched(it->second, cost::launchCost(point.stack, decodeStep));
   op.time = c.time;
   op.bound = boundOf(c.bound);
