@@ -26,7 +26,9 @@ states them (docs/model.md §3.3 and §4):
   they compute. `strided_instructions` is the instructions per element at
   rapidc's issue rate (132 SMs x 128 a clock x 1.98 GHz x calibration.compute,
   87.2953 %), from the prefills of 2,048 tokens and more (shorter ones sit
-  near the kernels' floor), elements as the module's shapes give them.
+  near the kernels' floor), elements as the module's shapes give them. At a
+  decode step's one token they take 1.9-2.3 us where a vectorised one takes
+  1.3: `strided_latency` is their mean time over the batch-1 decode steps.
 
 Only the first table is fitted; the others are reported with its figures.
 The HBM rates are rapidc's (hbm.bandwidth x calibration.hbm of std.gpus'
@@ -82,6 +84,17 @@ def prefills(path):
     return [(b, t, s, e) for (b, t), (s, e) in sorted(out.items())]
 
 
+def tiny_strided(path):
+    """(context, mean us, kernels) of each batch-1 decode step's unvectorised kernels."""
+    out = {}
+    for (b, c), kernel, calls, total in kernels(path, 'decode'):
+        if b == 1 and strided_class(kernel):
+            e = out.setdefault(c, [0.0, 0])
+            e[0] += total
+            e[1] += calls
+    return [(c, t / n, n) for c, (t, n) in sorted(out.items())]
+
+
 def rows(path):
     """(batch, context, attention us, norm us) of each decode case."""
     out = {}
@@ -126,8 +139,10 @@ def main(argv):
     norm = statistics.median(n for _, _, _, n in fit)
     long = [(s, e) for b, t, s, e in prefills(argv[1]) if b * t >= 2048]
     instructions = ISSUE * sum(s for s, _ in long) / sum(e for _, e in long)
+    tiny = tiny_strided(argv[1])
+    latency = sum(t * n for _, t, n in tiny) / sum(n for *_, n in tiny)
     print('decode_attention.start = %.2f us; decode_attention.cycles = %.2f; reduction.norm_latency = %.2f us; '
-          'strided_instructions = %.1f' % (start, cycles, norm, instructions))
+          'strided_instructions = %.1f; strided_latency = %.2f us' % (start, cycles, norm, instructions, latency))
     for path, table, rate in zip(argv[1:], tables, rates):
         print('%s (%s):' % (path, 'fitted' if table is fit else 'held out'))
         for (b, c, t, n), e in zip(table, errors(table, rate, start, cycles)):
@@ -140,6 +155,9 @@ def main(argv):
             print('  prefill batch %d x %4d: strided kernels %8.1f us measured, %8.1f predicted (%+.1f %%)'
                   % (b, t, s * 1e6, p * 1e6, 100 * (p / s - 1)))
         print('  strided, 2,048 tokens and more: %s' % summary([p / s - 1 for b, t, s, p in strided if b * t >= 2048]))
+        for c, t, n in tiny_strided(path):
+            print('  decode batch 1, cache %4d: %d unvectorised kernels, %.2f us each (%+.1f %%)'
+                  % (c, n, t, 100 * (latency / t - 1)))
 
 
 if __name__ == '__main__':

@@ -91,7 +91,7 @@ KernelCost pointwiseCost(const GpuSpec &g, const PointwiseWork &w, const RowRedu
                             Seconds(w.indexInstructions / issueRate(g))});
   terms.hbm = w.bytes / (hbmRate(g) * r.hbm);
   // With few rows the kernel is one thread block's load, reduce, write.
-  terms.latency = r.latency * double(w.kernels);
+  terms.latency = std::max(r.latency, w.latency) * double(w.kernels);
   Traffic bytes;
   bytes.hbm = w.bytes;
   bytes.l2 = w.bytes;

@@ -64,10 +64,12 @@ cost::KernelCost attention(const GpuSpec &gpu, const StackSpec &stack, const Op 
 
 /// A pointwise op's work; one that draws a dropout mask (`op.dropout`) is
 /// integer work, the Philox draws being nearly all of it; one over strided
-/// views issues the stack's instructions per element for their offsets.
+/// views issues the stack's instructions per element for their offsets and
+/// takes at least the stack's least time for such a kernel.
 cost::PointwiseWork work(const StackSpec &stack, const Op &op) {
-  double index = op.strided ? double(op.shape.m) * stack.stridedInstructions : 0;
-  return {Bytes(op.bytes), Flops(op.flops), op.kernels, op.dropout, index};
+  if (!op.strided) return {Bytes(op.bytes), Flops(op.flops), op.kernels, op.dropout};
+  return {Bytes(op.bytes), Flops(op.flops), op.kernels, op.dropout, double(op.shape.m) * stack.stridedInstructions,
+          stack.stridedLatency};
 }
 
 cost::KernelCost costOf(const GpuSpec &gpu, const StackSpec &stack, const Op &op) {

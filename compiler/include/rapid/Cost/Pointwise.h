@@ -32,6 +32,8 @@ struct PointwiseWork {
   /// Instructions spent on operands' offsets (a kernel over strided views
   /// computes each element's from the strides): a floor at the issue rate.
   double indexInstructions = 0;
+  /// The least time of each kernel (a strided kernel's dependent chain).
+  Seconds latency{0};
 };
 
 /// The work of `op` over `elements` elements of `t` (Adam: parameters, with
