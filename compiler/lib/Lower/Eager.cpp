@@ -16,16 +16,27 @@
 #include "rapid/Lower/Lower.h"
 
 namespace rapid::lower {
-namespace {
 
-/// `elems` elements over strided views in `kernels` launches.
-Op strided(OpKind kind, const char *name, double elems, double flopsPerElem, double accessesPerElem, const Shard &sh,
-           int32_t kernels) {
-  Op op = pointwise(kind, name, elems, flopsPerElem, accessesPerElem, sh.d);
+Op overStridedViews(Op op, double elems) {
   op.strided = true;
   op.shape.m = int64_t(elems);
+  return op;
+}
+
+namespace {
+
+/// `elems` elements in `kernels` launches (one piece for q and k each, ...).
+Op piece(OpKind kind, const char *name, double elems, double flopsPerElem, double accessesPerElem, const Shard &sh,
+         int32_t kernels) {
+  Op op = pointwise(kind, name, elems, flopsPerElem, accessesPerElem, sh.d);
   op.kernels = kernels;
   return op;
+}
+
+/// The same over strided views.
+Op strided(OpKind kind, const char *name, double elems, double flopsPerElem, double accessesPerElem, const Shard &sh,
+           int32_t kernels) {
+  return overStridedViews(piece(kind, name, elems, flopsPerElem, accessesPerElem, sh, kernels), elems);
 }
 
 /// Elements of q and of k on this rank: rotary turns both.
@@ -63,14 +74,10 @@ void rotaryBackward(Chain &c, const Shard &sh) {
   c.add(strided(OpKind::Rotary, "attn.rotary.cos.bwd", n, 1, 2, sh, 2));
   c.add(strided(OpKind::Rotary, "attn.rotary.sin.bwd", n, 1, 2, sh, 2));
   c.add(strided(OpKind::Rotary, "attn.rotary.neg.bwd", n / 2, 1, 2, sh, 2));
-  Op fill = pointwise(OpKind::Rotary, "attn.rotary.zero.bwd", 2 * n, 0, 1, sh.d);
-  fill.kernels = 4;
-  c.add(fill);
+  c.add(piece(OpKind::Rotary, "attn.rotary.zero.bwd", 2 * n, 0, 1, sh, 4));
   c.add(strided(OpKind::Rotary, "attn.rotary.slice.bwd", n, 0, 2, sh, 4));
   c.add(strided(OpKind::Rotary, "attn.rotary.sum.bwd", n, 1, 3, sh, 2));
-  Op sum = pointwise(OpKind::Rotary, "attn.rotary.accumulate.bwd", n, 1, 3, sh.d);
-  sum.kernels = 2;
-  c.add(sum);
+  c.add(piece(OpKind::Rotary, "attn.rotary.accumulate.bwd", n, 1, 3, sh, 2));
 }
 
 void repeatKv(Chain &c, const Shard &sh, bool backward) {
@@ -78,15 +85,9 @@ void repeatKv(Chain &c, const Shard &sh, bool backward) {
   // K and V expanded to every query head and copied, or their gradients
   // summed back over each group (a reduction over contiguous rows).
   double q = qElems(sh) * double(sh.kvTokens) / double(sh.s), k = kElems(sh) * double(sh.kvTokens) / double(sh.s);
-  if (!backward) {
-    Op op = strided(OpKind::Copy, "attn.repeat_kv", 2 * q, 0, 1, sh, 2);
-    op.bytes = 2 * (q + k) * sh.d;
-    c.add(op);
-    return;
-  }
-  Op op = pointwise(OpKind::Copy, "attn.repeat_kv.bwd", 2 * q, 1, 1, sh.d);
+  Op op = backward ? piece(OpKind::Copy, "attn.repeat_kv.bwd", 2 * q, 1, 1, sh, 2)
+                   : strided(OpKind::Copy, "attn.repeat_kv", 2 * q, 0, 1, sh, 2);
   op.bytes = 2 * (q + k) * sh.d;
-  op.kernels = 2;
   c.add(op);
 }
 

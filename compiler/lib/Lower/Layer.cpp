@@ -111,11 +111,7 @@ Op norm(const Shard &sh, const char *name, bool backward, bool layerNorm = false
 void activation(Chain &c, const Shard &sh, bool moe, double elems, bool backward) {
   bool gated = sh.model.gated();
   bool split = gated && !sh.fused;
-  auto add = [&](Op op) {
-    op.strided = split;
-    if (split) op.shape.m = int64_t(elems);
-    c.add(op);
-  };
+  auto add = [&](Op op) { c.add(split ? overStridedViews(std::move(op), elems) : std::move(op)); };
   auto table = [&](cost::PointwiseOp op, const char *name) {
     add(pointwise(OpKind::Activation, name, op, elems, sh.dtype, backward));
   };

@@ -164,6 +164,9 @@ std::vector<Op> serveHead(const Shard &sh, int64_t sampled);
 
 // Eager.cpp: a plain PyTorch module's small kernels where the stack's
 // fused_kernels is off (each a no-op, or the fused form, where it is on).
+/// `op` over `elems` elements of strided views: costed by the offsets it
+/// computes (the stack's strided_instructions and strided_latency).
+Op overStridedViews(Op op, double elems);
 void rotaryForward(Chain &c, const Shard &sh);
 void rotaryBackward(Chain &c, const Shard &sh);
 /// Grouped K and V repeated for every query head (prefill and training).
