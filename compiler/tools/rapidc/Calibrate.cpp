@@ -311,10 +311,13 @@ Software fitReductions(const GpuSpec &g, Software sw, const std::vector<Measurem
     double total = 0;
     for (int i = 0; i < 2; ++i) {
       if (group[i].empty()) continue;
-      RowReduction pick{hbm, 0};
+      RowReduction pick = sw.*members[i]; // its least time as the stack says: not fitted here
+      pick.hbm = hbm;
+      pick.instructionsPerFlop = 0;
       double pickCost = INFINITY;
       for (int q = 0; q <= 160; ++q) {
-        RowReduction r{hbm, q * 0.25};
+        RowReduction r = pick;
+        r.instructionsPerFlop = q * 0.25;
         if (double c = cost(i, r); c < pickCost) pickCost = c, pick = r;
       }
       trial.*members[i] = pick;
