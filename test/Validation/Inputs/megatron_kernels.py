@@ -6,7 +6,11 @@ megatron_kernels.py DIR            the fused causal softmax and apex LayerNorm:
                                    element count from the operator's input
 megatron_kernels.py DIR --gemms    the layer's GEMMs (aten::mm, bmm, baddbmm):
                                    median per shape over rank 0's calls, the
-                                   shape from the operator that launched it"""
+                                   shape from the operator that launched it
+megatron_kernels.py DIR --hbm      ATen's vectorised streaming kernels (a
+                                   16-bit add and an FP32 exp, one call a rank
+                                   each): median over the ranks, bytes from the
+                                   operator's input (the A100's HBM rate)"""
 import bisect
 import glob
 import gzip
@@ -84,9 +88,34 @@ def gemms(path):
         print(f"gemm,{m},{k},{n},{b},fp16,{statistics.median(d) / 1000:.4f}")
 
 
+# (operator, kernel name prefix, bytes an element moves: read + written)
+STREAMS = [("aten::add", "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::Half>", 6),
+           ("aten::exp", "void at::native::vectorized_elementwise_kernel<4, at::native::exp_kernel_cuda", 8)]
+
+
+def streams(paths):
+    """Kernels that read and write every element once, 16 B vectors: the HBM rate."""
+    durations = {op: [] for op, _, _ in STREAMS}
+    elements = {}
+    for path in paths:
+        for e in events(path):
+            name, cat = e.get("name", ""), e.get("cat", "").lower()
+            for op, kernel, _ in STREAMS:
+                if cat == "kernel" and name.startswith(kernel):
+                    durations[op].append(e["dur"])
+                elif cat == "cpu_op" and name == op and e["args"].get("Input type", [""])[0] in ("c10::Half", "float"):
+                    n = math.prod(e["args"]["Input Dims"][0])
+                    elements[op] = max(elements.get(op, 0), n)
+    print("kind,dtype,bytes,flops,latency_ms")
+    for op, _, per in STREAMS:
+        print(f"pointwise,fp16,{elements[op] * per},0,{statistics.median(durations[op]) / 1000:.4f}")
+
+
 paths = sorted(glob.glob(sys.argv[1] + "/*.json.gz"))
 print("# Megatron-LM TP8 on A100-SXM4-80GB, Kineto traces (test/data/traces/kineto/README.md)")
 if "--gemms" in sys.argv:
     gemms(paths[0])
+elif "--hbm" in sys.argv:
+    streams(paths)
 else:
     reductions(paths)
