@@ -9,13 +9,17 @@
 //
 // The options byte: bit 0 ranks start together, bit 1 kernels at half time,
 // bit 2 JSON, bit 3 write the timeline, bit 4 the job weak-scaled to twice
-// its ranks with the collectives on a network of them.
+// its ranks with the collectives on a network of them, bit 5 the last text is
+// a host execution trace that fills in rank 0's shapes (HostTrace.h).
 //===----------------------------------------------------------------------===//
 #include "FuzzCommon.h"
 
 #include "rapid/Profile/Replay.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/JSON.h"
+
+#include <optional>
 
 using namespace rapid;
 
@@ -24,8 +28,33 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   llvm::SmallVector<llvm::StringRef, 4> parts;
   if (!fuzz::splitRanks(data, size, 4, flags, parts))
     return -1;
+  std::optional<profile::HostTrace> host;
+  if ((flags & 32) && parts.size() >= 2) {
+    auto doc = llvm::json::parse(parts.pop_back_val());
+    if (!doc)
+      return llvm::consumeError(doc.takeError()), 0;
+    if (!doc->getAsObject() || !profile::isHostTrace(*doc->getAsObject()))
+      return 0;
+    auto h = profile::readHostTrace("host.json", *doc->getAsObject());
+    if (!h)
+      return llvm::consumeError(h.takeError()), 0;
+    host = std::move(*h);
+  }
   std::vector<profile::KinetoTrace> traces;
   for (size_t r = 0; r < parts.size(); ++r) {
+    if (r == 0 && host) {
+      auto doc = llvm::json::parse(parts[r]);
+      if (!doc)
+        return llvm::consumeError(doc.takeError()), 0;
+      if (!doc->getAsObject())
+        return 0;
+      profile::linkHostTrace(*host, *doc->getAsObject(), /*fill=*/true);
+      auto t = profile::readKinetoDocument("rank0.json", *doc->getAsObject());
+      if (!t)
+        return llvm::consumeError(t.takeError()), 0;
+      traces.push_back(std::move(*t));
+      continue;
+    }
     auto t = profile::parseKineto("rank" + std::to_string(r) + ".json", parts[r]);
     if (!t)
       return llvm::consumeError(t.takeError()), 0;

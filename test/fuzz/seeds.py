@@ -10,7 +10,8 @@ Usage: seeds.py SOURCE_ROOT OUT_DIR
   OUT_DIR/config/  the network, system, faults and comm-group files of test/
   OUT_DIR/kineto/  test/Profile's Kineto trace sets (Inputs/ folders of .json
                    files), packed as FuzzKineto.cpp reads them: an options
-                   byte, then the rank files joined by the separator
+                   byte, then the rank files joined by the separator (a host
+                   execution trace last, with options bit 5)
 
 Runs in the build tree at build time; nothing is written to the sources."""
 import collections
@@ -68,10 +69,12 @@ def main():
     kineto = os.path.join(src, "test", "Profile", "Inputs")
     sets = [d for d in sorted(os.listdir(kineto)) if os.path.isdir(os.path.join(kineto, d))]  # trace folders
     for n, d in enumerate(sets):
-        ranks = sorted(os.listdir(os.path.join(kineto, d)))
-        body = SEPARATOR.join(open(os.path.join(kineto, d, r), "rb").read() for r in ranks)
+        texts = [open(os.path.join(kineto, d, r), "rb").read() for r in sorted(os.listdir(os.path.join(kineto, d)))]
+        # A host execution trace goes last, and options bit 5 says it is there.
+        hosts = [t for t in texts if b'"nodes"' in t and b'"schema"' in t]
+        body = SEPARATOR.join([t for t in texts if t not in hosts] + hosts[:1])
         for flags in range(16):
-            put(os.path.join(out, "kineto"), bytes([flags]) + body)
+            put(os.path.join(out, "kineto"), bytes([flags | (32 if hosts else 0)]) + body)
     for t in ("rapid", "chakra", "config", "kineto"):
         print(f"{t}: {len(os.listdir(os.path.join(out, t)))} seeds")
 

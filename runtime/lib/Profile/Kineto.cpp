@@ -362,10 +362,14 @@ llvm::Expected<KinetoTrace> parseKineto(const std::string &path, llvm::StringRef
   const Object *top = doc->getAsObject();
   if (!top)
     return fileError(path, "the top level is not a JSON object: not a Chrome/Kineto trace");
+  return readKinetoDocument(path, *top, opts);
+}
+
+llvm::Expected<KinetoTrace> readKinetoDocument(const std::string &path, const Object &top, const ReadOptions &opts) {
   KinetoTrace t;
   t.file = path;
   Reader r(t, opts);
-  if (auto err = r.read(*top)) return err;
+  if (auto err = r.read(top)) return err;
   return t;
 }
 

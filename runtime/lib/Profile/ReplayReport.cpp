@@ -3,6 +3,7 @@
 #include "rapid/Profile/Replay.h"
 
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 
 #include <fmt/format.h>
 #include <map>
@@ -119,11 +120,52 @@ static void printJson(const TraceSet &set, const ReplayResult &r, llvm::raw_ostr
     j.attributeObject("not_used", [&] {
       for (const auto &[what, n] : skipped(set)) j.attribute(what, int64_t(n));
     });
+    j.attribute("host_trace_files", int64_t(set.hostFiles));
+    j.attributeArray("host_traces", [&] {
+      for (const KinetoTrace &t : set.ranks)
+        if (!t.hostTrace.file.empty() && t.rank < set.profiledWorld)
+          j.object([&] {
+            const HostLink &h = t.hostTrace;
+            j.attribute("rank", int64_t(t.rank));
+            j.attribute("unshaped", int64_t(h.unshaped));
+            j.attribute("file", llvm::sys::path::filename(h.file));
+            j.attribute("threads", int64_t(h.threads));
+            j.attribute("nodes", int64_t(h.nodes));
+            j.attribute("operators", int64_t(h.operators));
+            j.attribute("linked", int64_t(h.linked));
+            j.attribute("shapes_filled", int64_t(h.filled));
+          });
+    });
     j.attributeArray("other_files", [&] {
       for (const std::string &f : set.others) j.value(f);
     });
   });
   os << "\n";
+}
+
+/// Whether the directory's host execution traces were needed (a device
+/// trace lacked shapes the replay reads), how the needy ranks' operators
+/// met their nodes, and how many took their shapes from them.
+static void printHostTraces(const TraceSet &set, llvm::raw_ostream &os) {
+  if (set.hostFiles == 0) return;
+  uint64_t needy = 0, unshaped = 0, ranks = 0, operators = 0, linked = 0, filled = 0;
+  for (const KinetoTrace &t : set.ranks) {
+    const HostLink &h = t.hostTrace;
+    if (t.rank >= set.profiledWorld || h.unshaped == 0) continue;
+    ++needy, unshaped += h.unshaped;
+    if (h.file.empty()) continue;
+    ++ranks, operators += h.operators, linked += h.linked, filled += h.filled;
+  }
+  auto count = [](uint64_t n, const char *what) { return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s"); };
+  if (needy == 0) {
+    os << fmt::format("host execution traces: {}, not read: the device traces record every shape the replay uses\n",
+                      count(set.hostFiles, "file"));
+    return;
+  }
+  os << fmt::format("host execution traces: {}; the device traces of {} lack the shapes of {}; {} linked, {} of "
+                    "their {} paired with nodes, {} given their shapes\n",
+                    count(set.hostFiles, "file"), count(needy, "rank"), count(unshaped, "operator"),
+                    count(ranks, "rank"), linked, count(operators, "operator"), filled);
 }
 
 void printReplay(const TraceSet &set, const ReplayResult &r, bool json, llvm::raw_ostream &os) {
@@ -170,6 +212,7 @@ void printReplay(const TraceSet &set, const ReplayResult &r, bool json, llvm::ra
   std::vector<std::string> parts;
   for (const auto &[what, n] : skipped(set)) parts.push_back(fmt::format("{} {}", what, n));
   os << "not used (all ranks): " << fmt::format("{}", fmt::join(parts, ", ")) << "\n";
+  printHostTraces(set, os);
   if (!set.others.empty())
     os << fmt::format("not Kineto traces, not read: {}\n", fmt::join(set.others, ", "));
 }

@@ -65,28 +65,122 @@ static llvm::Error placeRanks(TraceSet &set, std::vector<KinetoTrace> traces) {
   return llvm::Error::success();
 }
 
-llvm::Expected<TraceSet> loadTraceSet(const std::string &path, const ReadOptions &opts) {
-  TraceSet set;
-  set.source = path;
-  auto files = listFiles(path);
-  if (!files) return files.takeError();
-  std::vector<KinetoTrace> traces;
-  for (const std::string &f : *files) {
+namespace {
+/// A directory's files by what they are.
+struct Files {
+  std::vector<std::pair<std::string, std::string>> kineto; ///< file, text
+  std::vector<std::string> hosts;                          ///< read again when needed
+  std::vector<std::string> others;
+};
+} // namespace
+
+static llvm::Expected<llvm::json::Value> parseJson(const std::string &file, const std::string &text,
+                                                   llvm::StringRef kind) {
+  auto doc = llvm::json::parse(text);
+  if (!doc) return error(file + ": invalid JSON: " + llvm::toString(doc.takeError()));
+  if (!doc->getAsObject()) return error(file + ": the top level is not a JSON object: not a " + kind.str());
+  return doc;
+}
+
+static llvm::Expected<Files> sortFiles(const std::vector<std::string> &paths) {
+  Files out;
+  for (const std::string &f : paths) {
     auto text = readMaybeGzip(f);
     if (!text) return text.takeError();
-    if (text->find("\"traceEvents\"") == std::string::npos) {
-      set.others.push_back(llvm::sys::path::filename(f).str());
-      continue;
+    if (text->find("\"traceEvents\"") != std::string::npos) {
+      out.kineto.emplace_back(f, std::move(*text));
+    } else if (text->find("\"nodes\"") != std::string::npos && text->find("\"schema\"") != std::string::npos) {
+      out.hosts.push_back(f);
+    } else {
+      out.others.push_back(llvm::sys::path::filename(f).str());
     }
-    auto t = parseKineto(f, *text, opts);
+  }
+  return out;
+}
+
+namespace {
+/// The directory's host execution traces, read the first time a Kineto
+/// trace needs one (reading them costs more than the replay they feed).
+struct Hosts {
+  std::vector<std::string> files;
+  std::vector<HostTrace> traces;
+  std::vector<int> linkedBy; ///< the Kineto trace each is linked to; -1: none
+  bool read = false;
+
+  llvm::Error readAll() {
+    if (read) return llvm::Error::success();
+    read = true;
+    for (const std::string &file : files) {
+      auto text = readMaybeGzip(file);
+      if (!text) return text.takeError();
+      auto doc = parseJson(file, *text, "PyTorch execution trace");
+      if (!doc) return doc.takeError();
+      auto h = readHostTrace(file, *doc->getAsObject());
+      if (!h) return h.takeError();
+      traces.push_back(std::move(*h));
+    }
+    linkedBy.assign(traces.size(), -1);
+    return llvm::Error::success();
+  }
+};
+} // namespace
+
+/// Reads one Kineto trace; where it records operators without the shapes
+/// the replay reads, with the host trace of its process (the one pairing
+/// most of its operators) filling them in.
+static llvm::Expected<KinetoTrace> readLinked(const std::string &file, const std::string &text, Hosts &hosts,
+                                              int self, const ReadOptions &opts) {
+  auto doc = parseJson(file, text, "Chrome/Kineto trace");
+  if (!doc) return doc.takeError();
+  llvm::json::Object &top = *doc->getAsObject();
+  HostLink best;
+  best.unshaped = hosts.files.empty() ? 0 : unshapedOperators(top);
+  if (best.unshaped > 0) {
+    if (auto err = hosts.readAll()) return std::move(err);
+    int which = -1;
+    for (size_t i = 0; i < hosts.traces.size(); ++i) {
+      HostLink l = linkHostTrace(hosts.traces[i], top, /*fill=*/false);
+      if (l.linked > best.linked) l.unshaped = best.unshaped, best = l, which = int(i);
+    }
+    if (which >= 0) {
+      if (best.linked * 2 < std::min(best.operators, best.nodes))
+        return error(fmt::format("{}: its process's host execution trace {} pairs only {} of its {} operators with "
+                                 "its nodes: not the same iteration",
+                                 file, best.file, best.linked, best.operators));
+      if (hosts.linkedBy[size_t(which)] >= 0)
+        return error(fmt::format("{}: two Kineto traces link to the host execution trace {}", file, best.file));
+      hosts.linkedBy[size_t(which)] = self;
+      uint64_t unshaped = best.unshaped;
+      best = linkHostTrace(hosts.traces[size_t(which)], top, /*fill=*/true);
+      best.unshaped = unshaped;
+    }
+  }
+  auto t = readKinetoDocument(file, top, opts);
+  if (!t) return t.takeError();
+  t->hostTrace = std::move(best);
+  return t;
+}
+
+llvm::Expected<TraceSet> loadTraceSet(const std::string &path, const ReadOptions &opts) {
+  auto paths = listFiles(path);
+  if (!paths) return paths.takeError();
+  auto files = sortFiles(*paths);
+  if (!files) return files.takeError();
+  if (files->kineto.empty())
+    return error(path + ": no Kineto traces (.json or .json.gz files with \"traceEvents\")");
+  Hosts hosts;
+  hosts.files = std::move(files->hosts);
+  std::vector<KinetoTrace> traces;
+  for (auto &[file, text] : files->kineto) {
+    auto t = readLinked(file, text, hosts, int(traces.size()), opts);
     if (!t) return t.takeError();
     traces.push_back(std::move(*t));
+    std::string().swap(text); // read: its text is not needed again
   }
-  if (traces.empty())
-    return error(path + ": no Kineto traces (.json or .json.gz files with \"traceEvents\")");
   auto placed = makeTraceSet(path, std::move(traces));
   if (!placed) return placed.takeError();
-  placed->others = std::move(set.others);
+  placed->others = std::move(files->others);
+  placed->hostFiles = hosts.files.size();
   return placed;
 }
 

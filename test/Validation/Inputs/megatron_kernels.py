@@ -111,7 +111,7 @@ def streams(paths):
         print(f"pointwise,fp16,{elements[op] * per},0,{statistics.median(durations[op]) / 1000:.4f}")
 
 
-paths = sorted(glob.glob(sys.argv[1] + "/*.json.gz"))
+paths = sorted(glob.glob(sys.argv[1] + "/*kineto*.json.gz"))  # not the host execution traces beside them
 print("# Megatron-LM TP8 on A100-SXM4-80GB, Kineto traces (test/data/traces/kineto/README.md)")
 if "--gemms" in sys.argv:
     gemms(paths[0])

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "rapid/Profile/HostTrace.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -104,6 +106,8 @@ struct KinetoTrace {
   /// Events not used, by category ("ac2g", "cpu_op", "python_function",
   /// "device work launched outside the step" ...).
   std::map<std::string, uint64_t> skipped;
+  /// The host execution trace linked to this one (HostTrace.h); file empty: none.
+  HostLink hostTrace;
 
   const std::string &name(const Event &e) const { return names[e.name]; }
 };
@@ -120,6 +124,11 @@ llvm::Expected<KinetoTrace> readKineto(const std::string &path, const ReadOption
 /// The same for a file's text, read already.
 llvm::Expected<KinetoTrace> parseKineto(const std::string &path, llvm::StringRef text,
                                         const ReadOptions &opts = {});
+
+/// The same for a document parsed already (a host trace may have filled in
+/// its operators' shapes, HostTrace.h).
+llvm::Expected<KinetoTrace> readKinetoDocument(const std::string &path, const llvm::json::Object &top,
+                                               const ReadOptions &opts = {});
 
 /// The file's bytes, gunzipped when they start with the gzip magic.
 llvm::Expected<std::string> readMaybeGzip(const std::string &path);

@@ -22,13 +22,14 @@ namespace rapid::profile {
 struct TraceSet {
   std::string source;              ///< the directory or file given
   std::vector<KinetoTrace> ranks;  ///< by rank
-  std::vector<std::string> others; ///< files in the directory that are not Kineto traces
+  std::vector<std::string> others; ///< files in the directory that are neither Kineto nor host traces
+  size_t hostFiles = 0;            ///< host execution traces in the directory (HostTrace.h)
   int profiledWorld = 0;           ///< ranks profiled; those after them run copies (scaleWorld)
 };
 
 /// Reads a directory of per-rank traces (every .json / .json.gz holding
-/// "traceEvents"; others, such as host execution traces, are listed) or one
-/// trace file. Checks that the ranks are 0..world_size-1, each once, and
+/// "traceEvents", with the host execution traces beside them where a trace
+/// lacks shapes, HostTrace.h; other files are listed) or one trace file. Checks that the ranks are 0..world_size-1, each once, and
 /// that they profiled the same step.
 llvm::Expected<TraceSet> loadTraceSet(const std::string &path, const ReadOptions &opts);
 /// Its checks on traces read already: ranks placed, the same step.
