@@ -145,6 +145,16 @@ Seconds roundTime(const Candidate &c, int64_t active) {
   return perStepTime(c, active) * double(kSteps(c.s, c.tile)) + roundFixedTime(c, active);
 }
 
+/// What the HBM stream cannot overlap: the kernel's own start and end
+/// (its floor less the gap a graph adds after it), the first slice's
+/// latency, and the last C tiles' (their bytes are in the stream), or a
+/// split-K tile's serial reduction of its partials (docs/model.md §2.5).
+Seconds streamEnds(const Candidate &c) {
+  Seconds own = std::max(Seconds(0), c.g.kernelFloor - c.g.kernelGap);
+  Seconds end = c.tile.splits > 1 ? drainTime(c, c.sched.lastRoundCtas) : c.g.hbmLatency;
+  return own + c.g.hbmLatency + end;
+}
+
 /// The busiest SM's math alone, padding included (a tile computes its whole
 /// block, as the kernels do): `perSm` CTAs' worth of tiles.
 Seconds mathTime(const Problem &p, const CtaTile &tile, double perSm) {
@@ -246,7 +256,7 @@ GemmCost evaluate(const Candidate &c) {
   double smemShare = perSm / double(c.tiles);
   terms.smem = Bytes(bytes.smem.value() * smemShare) / (smemRate(c.g) / double(c.g.smCount));
   terms.l2 = bytes.l2 / l2Rate(c.g);
-  terms.hbm = bytes.hbm / hbmRate(c.g);
+  terms.hbm = bytes.hbm / hbmRate(c.g) + streamEnds(c);
   Flops useful(2.0 * double(c.s.m) * double(c.s.n) * double(c.s.k) * double(c.s.batch));
   GemmCost r;
   static_cast<KernelCost &>(r) = combine(c.g, terms, useful, bytes, 1);
