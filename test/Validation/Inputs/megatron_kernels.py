@@ -29,17 +29,26 @@ def events(path):
     return [e for e in json.load(gzip.open(path))["traceEvents"] if e.get("ph") == "X"]
 
 
-def reductions(paths):
-    durations = {op: [] for op, _, _ in REDUCTIONS}
+def kernels_and_sizes(paths, table):
+    """Each entry's kernel durations (by name prefix) over every rank, and the
+    element count of its operator's first input, of the entry's input type
+    where it names one (the largest, where the operator runs at several)."""
+    durations = {entry[0]: [] for entry in table}
     elements = {}
     for path in paths:
         for e in events(path):
             name, cat = e.get("name", ""), e.get("cat", "").lower()
-            for op, operator, kernel in REDUCTIONS:
+            for op, operator, kernel, *dtype in table:
                 if cat == "kernel" and name.startswith(kernel):
                     durations[op].append(e["dur"])
-                elif cat == "cpu_op" and name == operator:
-                    elements[op] = math.prod(e["args"]["Input Dims"][0])
+                elif cat == "cpu_op" and name == operator and "Input Dims" in e["args"]:
+                    if not dtype or e["args"].get("Input type", [""])[0] == dtype[0]:
+                        elements[op] = max(elements.get(op, 0), math.prod(e["args"]["Input Dims"][0]))
+    return durations, elements
+
+
+def reductions(paths):
+    durations, elements = kernels_and_sizes(paths, REDUCTIONS)
     print("kind,dtype,latency_ms,op,elements,pass")
     for op, _, _ in REDUCTIONS:
         print(f"pointwise,fp16,{statistics.median(durations[op]) / 1000:.4f},{op},{elements[op]},fwd")
@@ -88,26 +97,18 @@ def gemms(path):
         print(f"gemm,{m},{k},{n},{b},fp16,{statistics.median(d) / 1000:.4f}")
 
 
-# (operator, kernel name prefix, bytes an element moves: read + written)
-STREAMS = [("aten::add", "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::Half>", 6),
-           ("aten::exp", "void at::native::vectorized_elementwise_kernel<4, at::native::exp_kernel_cuda", 8)]
+# (name, operator, kernel name prefix, input type, bytes an element moves: read + written)
+STREAMS = [("add", "aten::add", "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::Half>",
+            "c10::Half", 6),
+           ("exp", "aten::exp", "void at::native::vectorized_elementwise_kernel<4, at::native::exp_kernel_cuda",
+            "float", 8)]
 
 
 def streams(paths):
     """Kernels that read and write every element once, 16 B vectors: the HBM rate."""
-    durations = {op: [] for op, _, _ in STREAMS}
-    elements = {}
-    for path in paths:
-        for e in events(path):
-            name, cat = e.get("name", ""), e.get("cat", "").lower()
-            for op, kernel, _ in STREAMS:
-                if cat == "kernel" and name.startswith(kernel):
-                    durations[op].append(e["dur"])
-                elif cat == "cpu_op" and name == op and e["args"].get("Input type", [""])[0] in ("c10::Half", "float"):
-                    n = math.prod(e["args"]["Input Dims"][0])
-                    elements[op] = max(elements.get(op, 0), n)
+    durations, elements = kernels_and_sizes(paths, [entry[:4] for entry in STREAMS])
     print("kind,dtype,bytes,flops,latency_ms")
-    for op, _, per in STREAMS:
+    for op, _, _, _, per in STREAMS:
         print(f"pointwise,fp16,{elements[op] * per},0,{statistics.median(durations[op]) / 1000:.4f}")
 
 
