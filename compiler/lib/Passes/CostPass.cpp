@@ -94,9 +94,12 @@ cost::KernelCost costOf(const GpuSpec &gpu, const StackSpec &stack, const Op &op
 /// A kernel a CUDA graph replays: its time plus the GPU's gap before the
 /// next, never under the floor, which is the shortest launch-to-launch
 /// time of such kernels: max(t, floor - gap) + gap = max(t + gap, floor).
+/// The kernel alone is costed on a GPU whose floor is its own part of that
+/// time and whose gap is none (the gap is added here, once).
 cost::KernelCost graphedCost(const GpuSpec &gpu, const StackSpec &stack, const Op &op) {
   GpuSpec g = gpu;
   g.kernelFloor = std::max(Seconds(0), gpu.kernelFloor - gpu.kernelGap);
+  g.kernelGap = Seconds(0);
   cost::KernelCost c = costOf(g, stack, op);
   c.time += gpu.kernelGap * double(c.kernels);
   return c;
