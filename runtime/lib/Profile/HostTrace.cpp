@@ -2,6 +2,8 @@
 
 #include "rapid/Profile/HostTrace.h"
 
+#include "KinetoArgs.h"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
@@ -16,15 +18,10 @@ using llvm::json::Value;
 
 namespace {
 
+using args::idText;
+
 llvm::Error fileError(const std::string &file, const std::string &what) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), fmt::format("{}: {}", file, what));
-}
-
-std::string idText(const Value *v) {
-  if (!v) return "";
-  if (auto i = v->getAsInteger()) return std::to_string(*i);
-  if (auto s = v->getAsString()) return s->str();
-  return "";
 }
 
 /// Kineto's "Input type" for an execution-trace type: the tensor's element

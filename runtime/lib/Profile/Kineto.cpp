@@ -97,15 +97,6 @@ int64_t intOr(const Object *o, llvm::StringRef key, int64_t dflt) {
   return dflt;
 }
 
-/// pid/tid are numbers in Kineto, strings for its synthetic rows ("Spans").
-std::string idText(const Object &o, llvm::StringRef key) {
-  const Value *v = o.get(key);
-  if (!v) return "";
-  if (auto i = v->getAsInteger()) return std::to_string(*i);
-  if (auto s = v->getAsString()) return s->str();
-  return "";
-}
-
 bool isStep(llvm::StringRef name) { return name.starts_with("ProfilerStep#"); }
 
 /// Spans on host threads and what each stands for: for a call, the
@@ -193,7 +184,7 @@ private:
       stepTs = *ts;
       t.stepStartUs = ts->exact ? ts->whole : int64_t(std::floor(ts->value));
       t.stepNs = nsBetween(Micros{0, 0, true}, *dur);
-      stepPid = idText(*o, "pid");
+      stepPid = idText(o->get("pid"));
       t.mainThread = intOr(o, "tid", 0);
     }
     if (found) return llvm::Error::success();
@@ -209,7 +200,7 @@ private:
   llvm::Error readComm(const Object *args, uint32_t i, llvm::StringRef name, Event &e) {
     if (!args) return llvm::Error::success();
     const Value *ranksArg = args->get("Process Group Ranks");
-    auto pgName = idText(*args, "Process Group Name");
+    auto pgName = idText(args->get("Process Group Name"));
     auto collective = args->getString("Collective name");
     if (!ranksArg && pgName.empty() && !collective) return llvm::Error::success();
     CommInfo c;
@@ -284,7 +275,7 @@ private:
       return llvm::Error::success();
     }
     if (e.startNs == 0 && name == t.step) return llvm::Error::success(); // the step itself
-    bool inStep = idText(*o, "pid") == stepPid && e.startNs >= 0 && e.startNs <= t.stepNs;
+    bool inStep = idText(o->get("pid")) == stepPid && e.startNs >= 0 && e.startNs <= t.stepNs;
     bool runtime = cat == "cuda_runtime" || cat == "cuda_driver";
     bool annotation = (cat == "user_annotation" || cat == "cpu_op") && name.starts_with("nccl:");
     if (inStep && cat == "cpu_op" && name == "record_param_comms") {

@@ -142,6 +142,13 @@ int64_t scalarTypeBytes(llvm::StringRef type) {
   return -1;
 }
 
+std::string idText(const Value *v) {
+  if (!v) return "";
+  if (auto i = v->getAsInteger()) return std::to_string(*i);
+  if (auto s = v->getAsString()) return s->str();
+  return "";
+}
+
 /// An integer written as a number or as a string of one ("Group size").
 std::optional<int64_t> integerArg(const Object &args, llvm::StringRef key) {
   const Value *v = args.get(key);

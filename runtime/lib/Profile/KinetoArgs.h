@@ -22,6 +22,9 @@ std::optional<ShapedOp> attention(llvm::StringRef name, const llvm::json::Object
 int64_t collectiveBytes(const llvm::json::Object *args);
 /// Bytes per element of a "dtype" ScalarType name; -1: unknown.
 int64_t scalarTypeBytes(llvm::StringRef type);
+/// An id as text: pid and tid are numbers in Kineto (and in a host
+/// execution trace), strings for Kineto's synthetic rows ("Spans"); "" when absent.
+std::string idText(const llvm::json::Value *v);
 /// An integer written as a number or as a string of one.
 std::optional<int64_t> integerArg(const llvm::json::Object &args, llvm::StringRef key);
 
