@@ -14,8 +14,11 @@ states them (docs/model.md §3.3 and §4):
   query rows of a key/value head (the module packs GQA so): one thread block
   per sequence and key/value head, each a pass over its cache. Fitted:
   `decode_attention.start` (s) and `decode_attention.cycles` (c) in
-      time = s + max(bytes / HBM rate, tokens * c * max(1, blocks / SMs) / clock)
-  (rapidc's formula), least mean relative error over the fit table's rows.
+      time = s + max(bytes / HBM rate + start of a stream,
+                     tokens * c * max(1, blocks / SMs) / clock)
+  (rapidc's formula; a stream's start is the kernel's floor less the graph's
+  gap, 1.15 - 0.4 us, plus one HBM latency, 0.5 us: docs/model.md §4), least
+  mean relative error over the fit table's rows.
 - ATen's norm kernel (`vectorized_layer_norm_kernel`, RMSNorm here) over 1
   to 128 rows: flat at about 6 us. `reduction.norm_latency` is the median.
 
@@ -42,6 +45,7 @@ import sys
 SMS, CLOCK = 132, 1.98e9
 ISSUE = SMS * 128 * CLOCK * 0.872953  # std.gpus' h100_sxm_80gb (the H200 inherits it)
 KV_HEADS, HEAD_DIM, HEADS, HIDDEN, FFN, LAYERS = 8, 128, 32, 4096, 14336, 32  # Llama-3-8B
+STREAM_START = 1.15e-6 - 0.4e-6 + 0.5e-6  # std.gpus' Hopper kernel_floor - kernel_gap + hbm.latency
 
 
 def strided_class(kernel):
@@ -110,7 +114,7 @@ def rows(path):
 def attention_us(b, c, rate, start_us, cycles):
     cache = 2 * b * c * KV_HEADS * HEAD_DIM * 2  # K and V in BF16
     other = b * (2 * HIDDEN + 2 * KV_HEADS * HEAD_DIM) * 2  # Q, O, the new K and V
-    memory = max((cache + other) / rate, 1.15e-6)  # the H100's kernel_floor
+    memory = (cache + other) / rate + STREAM_START
     serial = c * cycles * max(1.0, b * KV_HEADS / SMS) / CLOCK
     return (start_us * 1e-6 + max(memory, serial)) * 1e6
 

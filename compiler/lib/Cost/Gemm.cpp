@@ -145,14 +145,11 @@ Seconds roundTime(const Candidate &c, int64_t active) {
   return perStepTime(c, active) * double(kSteps(c.s, c.tile)) + roundFixedTime(c, active);
 }
 
-/// What the HBM stream cannot overlap: the kernel's own start and end
-/// (its floor less the gap a graph adds after it), the first slice's
-/// latency, and the last C tiles' (their bytes are in the stream), or a
+/// What the HBM stream cannot overlap: the kernel's start (streamStart)
+/// and the last C tiles' latency (their bytes are in the stream), or a
 /// split-K tile's serial reduction of its partials (docs/model.md §2.5).
 Seconds streamEnds(const Candidate &c) {
-  Seconds own = std::max(Seconds(0), c.g.kernelFloor - c.g.kernelGap);
-  Seconds end = c.tile.splits > 1 ? drainTime(c, c.sched.lastRoundCtas) : c.g.hbmLatency;
-  return own + c.g.hbmLatency + end;
+  return streamStart(c.g) + (c.tile.splits > 1 ? drainTime(c, c.sched.lastRoundCtas) : c.g.hbmLatency);
 }
 
 /// The busiest SM's math alone, padding included (a tile computes its whole

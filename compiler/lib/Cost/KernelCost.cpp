@@ -31,6 +31,10 @@ double issueRate(const GpuSpec &g) { return double(g.smCount) * g.clock.value() 
 // peak.fp32 counts an FMA as two FLOPs; integer operations are one each.
 double intOpsRate(const GpuSpec &g) { return g.peakFp32.value() / 2 * g.int32Rate * g.calibrationCompute; }
 
+Seconds streamStart(const GpuSpec &g) {
+  return std::max(Seconds(0), g.kernelFloor - g.kernelGap) + g.hbmLatency;
+}
+
 KernelCost combine(const GpuSpec &g, const Terms &terms, Flops flops, const Traffic &bytes, int64_t kernels) {
   // No kernel is shorter than the GPU's floor: a fixed latency of each launch.
   Seconds latency = std::max(terms.latency, g.kernelFloor * double(kernels));

@@ -89,7 +89,9 @@ KernelCost pointwiseCost(const GpuSpec &g, const PointwiseWork &w, const RowRedu
   Seconds math = w.integer ? Seconds(w.flops.value() / intOpsRate(g)) : w.flops / mathRate(g, DType::FP32);
   terms.compute = std::max({math, Seconds(w.flops.value() * r.instructionsPerFlop / issueRate(g)),
                             Seconds(w.indexInstructions / issueRate(g))});
-  terms.hbm = w.bytes / (hbmRate(g) * r.hbm);
+  // Each kernel's stream starts as a GEMM's does: its own start and the
+  // first load's latency, which the stream cannot hide.
+  terms.hbm = w.bytes / (hbmRate(g) * r.hbm) + streamStart(g) * double(w.kernels);
   // With few rows the kernel is one thread block's load, reduce, write.
   terms.latency = std::max(r.latency, w.latency) * double(w.kernels);
   Traffic bytes;
