@@ -18,11 +18,8 @@ using llvm::json::Value;
 
 namespace {
 
+using args::fileError;
 using args::idText;
-
-llvm::Error fileError(const std::string &file, const std::string &what) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), fmt::format("{}: {}", file, what));
-}
 
 /// Kineto's "Input type" for an execution-trace type: the tensor's element
 /// type ("Tensor(c10::Half)" -> "c10::Half"), else the kind of argument.

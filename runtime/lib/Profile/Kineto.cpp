@@ -25,9 +25,7 @@ namespace rapid::profile {
 using llvm::json::Object;
 using llvm::json::Value;
 
-static llvm::Error fileError(const std::string &file, const std::string &what) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), fmt::format("{}: {}", file, what));
-}
+using args::fileError;
 
 llvm::Expected<std::string> readMaybeGzip(const std::string &path) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);

@@ -3,6 +3,7 @@
 #include "KinetoArgs.h"
 
 #include <algorithm>
+#include <fmt/format.h>
 
 namespace rapid::profile::args {
 
@@ -210,6 +211,10 @@ std::optional<std::vector<int>> groupRanks(const Value &v, int64_t size) {
   std::sort(ranks.begin(), ranks.end());
   if (std::adjacent_find(ranks.begin(), ranks.end()) != ranks.end()) return std::nullopt;
   return ranks;
+}
+
+llvm::Error fileError(const std::string &file, const std::string &what) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), fmt::format("{}: {}", file, what));
 }
 
 } // namespace rapid::profile::args
