@@ -28,8 +28,9 @@ states them (docs/model.md §3.3 and §4):
   second on an H100 and an H200 whatever their HBM: bound by the offsets
   they compute. `strided_instructions` is the instructions per element at
   rapidc's issue rate (132 SMs x 128 a clock x 1.98 GHz x calibration.compute,
-  87.2953 %), from the prefills of 2,048 tokens and more (shorter ones sit
-  near the kernels' floor), elements as the module's shapes give them. At a
+  87.2953 %) after each kernel's start (the stream start above: the body's
+  issue waits for its first operands), from the prefills of 2,048 tokens and
+  more, elements as the module's shapes give them. At a
   decode step's one token they take 1.9-2.3 us where a vectorised one takes
   1.3: `strided_latency` is their mean time over the batch-1 decode steps.
 
@@ -77,15 +78,16 @@ def kernels(path, kind):
 
 
 def prefills(path):
-    """(batch, tokens, seconds, elements) of each prefill's strided kernels."""
+    """(batch, tokens, seconds, elements, kernels) of each prefill's strided kernels."""
     out = {}
-    for (b, t), kernel, _, total in kernels(path, 'prefill'):
+    for (b, t), kernel, calls, total in kernels(path, 'prefill'):
         name = strided_class(kernel)
         if name:
-            e = out.setdefault((b, t), [0.0, 0.0])
+            e = out.setdefault((b, t), [0.0, 0.0, 0])
             e[0] += total * 1e-6
             e[1] += strided_elements(name, b * t) * LAYERS
-    return [(b, t, s, e) for (b, t), (s, e) in sorted(out.items())]
+            e[2] += calls
+    return [(b, t, s, e, n) for (b, t), (s, e, n) in sorted(out.items())]
 
 
 def tiny_strided(path):
@@ -141,7 +143,7 @@ def main(argv):
     grid = ((s / 20, c / 4) for s in range(0, 201) for c in range(4, 201))
     start, cycles = min(grid, key=lambda p: sum(abs(e) for e in errors(fit, rates[0], *p)))
     norm = statistics.median(n for _, _, _, n in fit)
-    long = [(s, e) for b, t, s, e in prefills(argv[1]) if b * t >= 2048]
+    long = [(s - n * STREAM_START, e) for b, t, s, e, n in prefills(argv[1]) if b * t >= 2048]
     instructions = ISSUE * sum(s for s, _ in long) / sum(e for _, e in long)
     tiny = tiny_strided(argv[1])
     latency = sum(t * n for _, t, n in tiny) / sum(n for *_, n in tiny)
@@ -154,7 +156,7 @@ def main(argv):
                   % (b, c, t, attention_us(b, c, rate, start, cycles), 100 * e, n))
         print('  attention: %s; norm: %s' % (summary(errors(table, rate, start, cycles)),
                                              summary([norm / n - 1 for *_, n in table])))
-        strided = [(b, t, s, e * instructions / ISSUE) for b, t, s, e in prefills(path)]
+        strided = [(b, t, s, n * STREAM_START + e * instructions / ISSUE) for b, t, s, e, n in prefills(path)]
         for b, t, s, p in strided:
             print('  prefill batch %d x %4d: strided kernels %8.1f us measured, %8.1f predicted (%+.1f %%)'
                   % (b, t, s * 1e6, p * 1e6, 100 * (p / s - 1)))

@@ -87,11 +87,13 @@ KernelCost pointwiseCost(const GpuSpec &g, const PointwiseWork &w, const RowRedu
   // many instructions besides its FLOPs, at four warp instructions a clock
   // per SM.
   Seconds math = w.integer ? Seconds(w.flops.value() / intOpsRate(g)) : w.flops / mathRate(g, DType::FP32);
-  terms.compute = std::max({math, Seconds(w.flops.value() * r.instructionsPerFlop / issueRate(g)),
-                            Seconds(w.indexInstructions / issueRate(g))});
-  // Each kernel's stream starts as a GEMM's does: its own start and the
-  // first load's latency, which the stream cannot hide.
-  terms.hbm = w.bytes / (hbmRate(g) * r.hbm) + streamStart(g) * double(w.kernels);
+  // Each kernel starts as a GEMM's does, its own start and its first loads'
+  // latency, and whichever bound its body meets comes after: the SMs issue
+  // nothing of the body before its operands arrive.
+  Seconds start = streamStart(g) * double(w.kernels);
+  terms.compute = start + std::max({math, Seconds(w.flops.value() * r.instructionsPerFlop / issueRate(g)),
+                                    Seconds(w.indexInstructions / issueRate(g))});
+  terms.hbm = start + w.bytes / (hbmRate(g) * r.hbm);
   // With few rows the kernel is one thread block's load, reduce, write.
   terms.latency = std::max(r.latency, w.latency) * double(w.kernels);
   Traffic bytes;
