@@ -59,6 +59,9 @@ cost::KernelCost attention(const GpuSpec &gpu, const StackSpec &stack, const Op 
     c.time = c.time * share;
     c.bytes.hbm = c.bytes.hbm * share;
   }
+  // The forward kernel is the one decode runs (cuDNN's on Hopper): its
+  // blocks' start is the stack's, whatever the rows (docs/model.md §3.3).
+  if (op.phase != ir::Phase::Backward) c.time += stack.decodeAttentionStart;
   return c;
 }
 
