@@ -52,9 +52,10 @@ FlopsPerSecond mathRate(const GpuSpec &g, DType t);
 double intOpsRate(const GpuSpec &g);
 /// Achieved thread-instructions issued per second (128 a clock per SM).
 double issueRate(const GpuSpec &g);
-/// What a streaming kernel's HBM stream cannot overlap: its own start and
-/// end (kernel_floor less the gap a graph adds after it) and its first
-/// load's latency (docs/model.md §2.5, §4).
+/// What no bound of a kernel's body overlaps: its own start and end
+/// (kernel_floor less the gap a graph adds after it) and its first loads'
+/// latency (docs/model.md §2.5, §4): a GEMM's stream and a pointwise
+/// kernel's every bound come after it.
 Seconds streamStart(const GpuSpec &g);
 
 /// The roofline: the slowest resource sets the time of the `kernels`
