@@ -43,6 +43,9 @@ compare.py KIND CSV MAX_MEDIAN MAX_WORST
        <variant>_tp<t>_pp<p>_cp<c>_dp<d> of
        examples/validation/uci_llama2_training.rapid (ddp_tp1_pp1_cp1_dp4 ...);
        compares step_s with step_time_s.
+  KIND gpt_fast: rows of gpt_fast_a100/measured.csv against <model>_tp<gpus>
+       of examples/validation/gpt_fast_decode.rapid; compares tokens_per_s
+       (new tokens over the whole generation, prefill included).
   KIND hopper_steps: the `graph` decode and prefill rows of steps_h100.csv or
        steps_h200.csv (the CSV's `# gpu:` line says which) against
        decode_<gpu>_b<batch>_c<context> (its itl_s) and
@@ -89,6 +92,8 @@ for line in sys.stdin:
     elif kind == "hopper_steps" and "itl_s" in o:
         part = "itl_s" if o["experiment"].startswith("decode_") else "ttft_s"
         predicted[(o["experiment"], "")] = o[part] * 1e3
+    elif kind == "gpt_fast" and "tokens_per_s" in o:
+        predicted[(o["experiment"], "")] = o["tokens_per_s"]
     elif kind == "llama2" and "total_s" in o:
         predicted[(o["experiment"], "")] = o["total_s"]
     elif kind == "vllm" and "serving" in o:
@@ -149,6 +154,9 @@ def rows():
             for part, column, unit in zip(NIM_PARTS, ("ttft_avg_ms", "itl_avg_ms", "request_throughput_per_s"),
                                           ("ms", "ms", "req/s")):
                 yield f"{label} {part}", point + (part,), float(row[column]), unit
+        elif kind == "gpt_fast":
+            name = f"{row['model']}_tp{row['gpus']}"
+            yield name, (name, ""), float(row["tokens_per_s"]), "tokens/s"
         elif kind == "megatron1":
             yield megatron_name(row), (megatron_name(row), ""), float(row["tflops_per_gpu"]), "TFLOP/s"
         elif kind == "uci":

@@ -28,7 +28,7 @@ GpuSpec testGpu() {
   g.l2Bandwidth = BytesPerSecond(5120 * 1.41e9);
   g.hbmBandwidth = BytesPerSecond(2039e9);
   g.hbmLatency = Seconds(500e-9);
-  g.calibrationCompute = g.calibrationHbm = g.calibrationL2 = g.calibrationNetwork = 1;
+  g.calibrationCompute = g.calibrationHbm = g.calibrationGemmHbm = g.calibrationL2 = g.calibrationNetwork = 1;
   return g;
 }
 
@@ -119,6 +119,19 @@ TEST(Gemm, NeverFasterThanPeak) {
   GemmCost c = gemmCost(g, GemmShape{8192, 8192, 8192, 1, DType::BF16});
   EXPECT_GE(c.time.value(), c.flops.value() / g.peakBf16.value());
   EXPECT_EQ(c.bound, Bound::Compute);
+}
+
+TEST(Gemm, WeightStreamsAtTheLibrarysRateNotTheElementwiseOne) {
+  // calibration.gemm_hbm is what a GEMM's HBM stream runs at; the elementwise
+  // kernels' calibration.hbm does not touch it (docs/model.md §1).
+  GpuSpec g = testGpu();
+  GemmShape decode{1, 14336, 4096, 1, DType::BF16};
+  double at100 = gemmCost(g, decode).terms.hbm.value();
+  g.calibrationHbm = 0.5;
+  EXPECT_DOUBLE_EQ(gemmCost(g, decode).terms.hbm.value(), at100);
+  g.calibrationGemmHbm = 0.5;
+  double stream = 14336.0 * 4096 * 2 / 2039e9;
+  EXPECT_NEAR(gemmCost(g, decode).terms.hbm.value() - at100, stream, 0.05 * stream);
 }
 
 TEST(Gemm, SkinnyGemmsSplitKAndStreamTheWeight) {

@@ -29,7 +29,7 @@ struct Problem {
   bool aligned;
   Problem(const GpuSpec &g, const GemmShape &s)
       : g(g), s(s), d(bytesOf(s.dtype)), smRate(mathRate(g, s.dtype).value() / double(g.smCount)),
-        port(l2Rate(g) / double(g.smCount)), hbmShare(hbmRate(g) / double(g.smCount)),
+        port(l2Rate(g) / double(g.smCount)), hbmShare(gemmHbmRate(g) / double(g.smCount)),
         cSpill(spill(g, s)), aligned(vectorAligned(s)) {}
   /// The fraction of C's bytes that L2 cannot hold.
   static double spill(const GpuSpec &g, const GemmShape &s) {
@@ -253,7 +253,7 @@ GemmCost evaluate(const Candidate &c) {
   double smemShare = perSm / double(c.tiles);
   terms.smem = Bytes(bytes.smem.value() * smemShare) / (smemRate(c.g) / double(c.g.smCount));
   terms.l2 = bytes.l2 / l2Rate(c.g);
-  terms.hbm = bytes.hbm / hbmRate(c.g) + streamEnds(c);
+  terms.hbm = bytes.hbm / gemmHbmRate(c.g) + streamEnds(c);
   Flops useful(2.0 * double(c.s.m) * double(c.s.n) * double(c.s.k) * double(c.s.batch));
   GemmCost r;
   static_cast<KernelCost &>(r) = combine(c.g, terms, useful, bytes, 1);

@@ -36,7 +36,7 @@ GemmCost gemvCost(const GpuSpec &g, const GemmShape &s) {
   double vectors = double(s.k + outputs) * d * double(s.batch);
   bytes.hbm = Bytes(matrix + vectors);
   bytes.l2 = Bytes(matrix + double(ctas) * double(s.k) * d); // every CTA reads the whole vector
-  Seconds waiting = g.hbmLatency * rounds, streaming = bytes.hbm / hbmRate(g);
+  Seconds waiting = g.hbmLatency * rounds, streaming = bytes.hbm / gemmHbmRate(g);
   Terms terms;
   (waiting > streaming ? terms.latency : terms.hbm) = waiting + streaming;
   Flops useful(2.0 * double(s.m) * double(s.n) * double(s.k) * double(s.batch));

@@ -20,6 +20,7 @@ std::string_view nameOf(Bound b) {
 // The calibration fields are what a user fits (achieved / peak); they scale
 // the declared peaks here and nowhere else.
 BytesPerSecond hbmRate(const GpuSpec &g) { return g.hbmBandwidth * g.calibrationHbm; }
+BytesPerSecond gemmHbmRate(const GpuSpec &g) { return g.hbmBandwidth * g.calibrationGemmHbm; }
 BytesPerSecond l2Rate(const GpuSpec &g) { return g.l2Bandwidth * g.calibrationL2; }
 // Shared memory sits in the SM beside the tensor cores; it is derated with
 // them (calibration.compute), since no separate field describes it.

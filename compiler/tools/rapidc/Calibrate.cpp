@@ -254,31 +254,40 @@ std::string summary(const costquery::Errors &e) {
 }
 
 std::string declaration(const GpuSpec &fitted, const std::string &base, const std::string &csv) {
+  std::string gemm = fitted.calibrationGemmHbm == fitted.calibrationHbm
+                         ? std::string()
+                         : fmt::format("    gemm_hbm = {:.1f} %;\n", fitted.calibrationGemmHbm * 100);
   return fmt::format("// Fitted by `rapidc --calibrate {} --hardware {}`: calibration only, the\n"
                      "// rest of '{}' unchanged (docs/model.md, calibration workflow).\n"
-                     "gpu {}_calibrated : {} {{\n  calibration {{\n    compute = {:.1f} %;\n    hbm = {:.1f} %;\n  }}\n}}\n",
-                     csv, base, base, base, base, fitted.calibrationCompute * 100, fitted.calibrationHbm * 100);
+                     "gpu {}_calibrated : {} {{\n  calibration {{\n    compute = {:.1f} %;\n    hbm = {:.1f} %;\n{}  }}\n}}\n",
+                     csv, base, base, base, base, fitted.calibrationCompute * 100, fitted.calibrationHbm * 100, gemm);
 }
 
-/// Fits calibration.compute and .hbm to the GEMM and pointwise rows each
-/// bounds. Attention rows are reported, not fitted: FlashAttention's rate is
-/// its kernel's (docs/model.md §3), and they would pull the tensor-core
-/// figure away from the GEMMs it describes. Norm and softmax rows are the
-/// stack's (fitReductions).
+/// Fits calibration.compute to the rows the tensor cores bound, .hbm to the
+/// pointwise rows HBM bounds and .gemm_hbm to the GEMM rows it bounds (a GPU
+/// whose two agree keeps them tied where one has no rows). Attention rows are
+/// reported, not fitted: FlashAttention's rate is its kernel's (docs/model.md
+/// §3), and they would pull the tensor-core figure away from the GEMMs it
+/// describes. Norm and softmax rows are the stack's (fitReductions).
 GpuSpec fitCalibration(const GpuSpec &g, const Software &sw, const std::vector<Measurement> &rows,
                        std::vector<std::string> &notes) {
   GpuSpec fitted = g;
+  bool tied = g.calibrationGemmHbm == g.calibrationHbm;
   for (int round = 0; round < 2; ++round) {
-    std::vector<const Measurement *> compute, hbm;
+    std::vector<const Measurement *> compute, hbm, gemmHbm;
     for (const Measurement &m : rows) {
       Field f = m.kind == Measurement::Attention || reductionOf(m) ? Field::None : governs(predict(fitted, sw, m).bound);
-      if (f != Field::None) (f == Field::Compute ? compute : hbm).push_back(&m);
+      if (f == Field::Compute) compute.push_back(&m);
+      if (f == Field::Hbm) (m.kind == Measurement::Gemm ? gemmHbm : hbm).push_back(&m);
     }
     notes.clear();
     if (auto v = fit(fitted, &GpuSpec::calibrationCompute, sw, compute)) fitted.calibrationCompute = *v;
     else notes.push_back("no row is bound by the tensor cores: calibration.compute kept");
     if (auto v = fit(fitted, &GpuSpec::calibrationHbm, sw, hbm)) fitted.calibrationHbm = *v;
-    else notes.push_back("no row is bound by HBM: calibration.hbm kept");
+    else notes.push_back("no pointwise row is bound by HBM: calibration.hbm kept");
+    if (auto v = fit(fitted, &GpuSpec::calibrationGemmHbm, sw, gemmHbm)) fitted.calibrationGemmHbm = *v;
+    else if (tied) fitted.calibrationGemmHbm = fitted.calibrationHbm;
+    else notes.push_back("no GEMM row is bound by HBM: calibration.gemm_hbm kept");
   }
   return fitted;
 }
@@ -382,9 +391,11 @@ int runCalibration(const CostOptions &o, const std::string &outputPrefix, Diagno
   // (costquery::resolveGpu); the declaration says the boost clock's.
   double held = cost::powerSlowdown(*g, 1.0);
   if (held > 1) os << fmt::format("power: the rows' clock is the boost clock / {:.3f} (power.tensor at full duty)\n", held);
-  os << fmt::format("calibration.compute {:.1f}% -> {:.1f}%, calibration.hbm {:.1f}% -> {:.1f}%\n",
+  os << fmt::format("calibration.compute {:.1f}% -> {:.1f}%, calibration.hbm {:.1f}% -> {:.1f}%, "
+                    "calibration.gemm_hbm {:.1f}% -> {:.1f}%\n",
                     g->calibrationCompute * held * 100, fitted.calibrationCompute * held * 100,
-                    g->calibrationHbm * 100, fitted.calibrationHbm * 100);
+                    g->calibrationHbm * 100, fitted.calibrationHbm * 100, g->calibrationGemmHbm * 100,
+                    fitted.calibrationGemmHbm * 100);
   bool reductions = llvm::any_of(*rows, [](const Measurement &m) { return reductionOf(m) != nullptr; });
   if (reductions)
     os << fmt::format("reduction.hbm {:.1f}% -> {:.1f}%, reduction.norm_instructions {:.2f} -> {:.2f}, "

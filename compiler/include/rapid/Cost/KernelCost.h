@@ -44,6 +44,9 @@ struct KernelCost {
 
 /// Achieved bandwidths: the declared peaks times the declared calibration.
 BytesPerSecond hbmRate(const GpuSpec &g);
+/// What a GEMM's operands stream at (calibration.gemm_hbm): the library's
+/// kernels, measured apart from the elementwise ones of hbmRate.
+BytesPerSecond gemmHbmRate(const GpuSpec &g);
 BytesPerSecond l2Rate(const GpuSpec &g);
 BytesPerSecond smemRate(const GpuSpec &g);
 /// Achieved math rate of the whole GPU for `t` (calibration.compute applied).
