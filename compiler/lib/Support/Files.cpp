@@ -4,7 +4,13 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <fmt/format.h>
+
 namespace rapid {
+
+llvm::Error fileError(const std::string &path, const std::string &what) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), fmt::format("{}: {}", path, what));
+}
 
 llvm::Error writeFile(const std::string &path, const std::string &text) {
   std::error_code ec;

@@ -10,32 +10,30 @@
 
 namespace rapid::coll {
 
-using net::configError;
-
 llvm::Expected<CommGroups> loadCommGroups(const std::string &path, int numRanks) {
   auto doc = net::readJsonFile(path);
   if (!doc)
     return doc.takeError();
   const auto *obj = doc->getAsObject();
   if (!obj)
-    return configError(path, "expected {\"<group id>\": [ranks...], ...}");
+    return fileError(path, "expected {\"<group id>\": [ranks...], ...}");
   CommGroups groups;
   for (const auto &[key, value] : *obj) {
     uint32_t id;
     if (llvm::StringRef(key).getAsInteger(10, id) || id == 0)
-      return configError(path, fmt::format("group id '{}' must be a positive integer", key.str()));
+      return fileError(path, fmt::format("group id '{}' must be a positive integer", key.str()));
     const auto *list = value.getAsArray();
     if (!list || list->empty())
-      return configError(path, fmt::format("group {}: expected a non-empty list of ranks", id));
+      return fileError(path, fmt::format("group {}: expected a non-empty list of ranks", id));
     std::set<int64_t> seen;
     auto &ranks = groups.members[id];
     for (const auto &v : *list) {
       auto r = v.getAsInteger();
       if (!r || *r < 0 || *r >= numRanks)
-        return configError(path, fmt::format("group {}: member is not a rank in 0..{}", id,
+        return fileError(path, fmt::format("group {}: member is not a rank in 0..{}", id,
                                              numRanks - 1));
       if (!seen.insert(*r).second)
-        return configError(path, fmt::format("group {}: rank {} listed twice", id, *r));
+        return fileError(path, fmt::format("group {}: rank {} listed twice", id, *r));
       ranks.push_back(int(*r));
     }
   }

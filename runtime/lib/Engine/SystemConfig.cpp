@@ -10,8 +10,6 @@
 
 namespace rapid::engine {
 
-using net::configError;
-
 namespace {
 
 const char *const kAlgorithmKeys[] = {"all-reduce-implementation", "all-gather-implementation",
@@ -23,12 +21,12 @@ llvm::Error readAlgorithms(const std::string &path, const llvm::json::Object &o,
     return llvm::Error::success();
   const auto *list = o.getArray(key);
   if (!list)
-    return configError(path, fmt::format("'{}' must be a list of algorithm names, one per dimension", key));
+    return fileError(path, fmt::format("'{}' must be a list of algorithm names, one per dimension", key));
   for (const auto &v : *list) {
     coll::Algorithm a;
     auto name = v.getAsString();
     if (!name || !coll::parseAlgorithm(name->str(), a))
-      return configError(path, fmt::format("'{}': unsupported algorithm '{}' (use ring, direct, "
+      return fileError(path, fmt::format("'{}': unsupported algorithm '{}' (use ring, direct, "
                                            "halvingDoubling, doubleBinaryTree or oneShot)",
                                            key, name ? name->str() : std::string("?")));
     // Astra-Sim builds trees for all-reduce only and has no halving-doubling
@@ -37,7 +35,7 @@ llvm::Error readAlgorithms(const std::string &path, const llvm::json::Object &o,
     bool allReduce = k == "all-reduce-implementation", allToAll = k == "all-to-all-implementation";
     if (((a == coll::Algorithm::DoubleBinaryTree || a == coll::Algorithm::OneShot) && !allReduce) ||
         (a == coll::Algorithm::HalvingDoubling && allToAll))
-      return configError(path, fmt::format("'{}': {} does not make {}s; use {}", key, coll::algorithmName(a),
+      return fileError(path, fmt::format("'{}': {} does not make {}s; use {}", key, coll::algorithmName(a),
                                            k.drop_back(strlen("-implementation")).str(),
                                            allToAll ? "ring or direct" : "ring, direct or halvingDoubling"));
     out.push_back(a);
@@ -74,7 +72,7 @@ llvm::Expected<int64_t> integer(const std::string &path, const llvm::json::Objec
   if (!v) return dflt;
   std::optional<int64_t> n = v->getAsInteger();
   if (!n || *n < lo || *n > hi)
-    return configError(path, fmt::format("'{}' must be a whole number from {} to {}", key.str(), lo, hi));
+    return fileError(path, fmt::format("'{}' must be a whole number from {} to {}", key.str(), lo, hi));
   return *n;
 }
 
@@ -85,14 +83,14 @@ llvm::Expected<double> positive(const std::string &path, const llvm::json::Objec
   if (!v) return 0.0;
   std::optional<double> x = v->getAsNumber();
   if (!x || !(*x > 0 && *x <= hi))
-    return configError(path, fmt::format("'{}' must be a number above 0 and at most {:g}", key.str(), hi));
+    return fileError(path, fmt::format("'{}' must be a number above 0 and at most {:g}", key.str(), hi));
   return *x;
 }
 
 llvm::Expected<SystemConfig> fromJson(const std::string &path, const llvm::json::Value &doc) {
   const auto *o = doc.getAsObject();
   if (!o)
-    return configError(path, "expected a JSON object");
+    return fileError(path, "expected a JSON object");
   if (auto err = net::checkKeys(path, "the system", *o, kKnownKeys))
     return err;
   SystemConfig cfg;
@@ -148,7 +146,7 @@ llvm::Expected<SystemConfig> fromJson(const std::string &path, const llvm::json:
   cfg.reduceMemBytesPerNs = cfg.memBytesPerNs; // Astra-Sim's GB here is 10^9 B (Sys.cc)
   cfg.llMaxBytesPerNs = *llMax;
   if (cfg.roofline && !(cfg.peakFlopsPerNs > 0 && cfg.memBytesPerNs > 0))
-    return configError(path, "roofline needs 'peak-perf' and 'local-mem-bw'");
+    return fileError(path, "roofline needs 'peak-perf' and 'local-mem-bw'");
   for (int k = 0; k < 4; ++k)
     if (auto err = readAlgorithms(path, *o, kAlgorithmKeys[k], cfg.algorithms.perKind[k]))
       return err;
@@ -156,17 +154,17 @@ llvm::Expected<SystemConfig> fromJson(const std::string &path, const llvm::json:
     std::optional<llvm::StringRef> name = v->getAsString();
     std::optional<coll::Protocol> p = name ? coll::parseProtocol(*name) : std::nullopt;
     if (!p)
-      return configError(path, fmt::format("'collective-protocol': expected none, LL, LL128, Simple or auto, found {}",
+      return fileError(path, fmt::format("'collective-protocol': expected none, LL, LL128, Simple or auto, found {}",
                                            name ? "'" + name->str() + "'" : std::string("a non-string")));
     cfg.protocol = *p;
   }
   if (const llvm::json::Value *v = o->get("all-reduce-auto")) {
     const llvm::json::Array *dims = v->getAsArray();
-    if (!dims) return configError(path, "'all-reduce-auto' must be a list of dimension indices");
+    if (!dims) return fileError(path, "'all-reduce-auto' must be a list of dimension indices");
     for (const llvm::json::Value &d : *dims) {
       std::optional<int64_t> i = d.getAsInteger();
       if (!i || *i < 0 || *i >= 32)
-        return configError(path, "'all-reduce-auto': each entry is a dimension index from 0 to 31");
+        return fileError(path, "'all-reduce-auto': each entry is a dimension index from 0 to 31");
       cfg.allReduceAuto |= 1u << *i;
     }
   }

@@ -9,20 +9,16 @@
 
 namespace rapid::net {
 
-llvm::Error configError(const std::string &path, const std::string &what) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), fmt::format("{}: {}", path, what));
-}
-
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readInputFile(const std::string &path, uint64_t maxBytes) {
   llvm::sys::fs::file_status st;
   if (std::error_code ec = llvm::sys::fs::status(path, st))
-    return configError(path, "cannot read: " + ec.message());
+    return fileError(path, "cannot read: " + ec.message());
   if (st.type() != llvm::sys::fs::file_type::regular_file)
-    return configError(path, "not a regular file");
+    return fileError(path, "not a regular file");
   if (st.getSize() > maxBytes)
-    return configError(path, fmt::format("{} bytes; at most {} are read", st.getSize(), maxBytes));
+    return fileError(path, fmt::format("{} bytes; at most {} are read", st.getSize(), maxBytes));
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buf) return configError(path, "cannot read: " + buf.getError().message());
+  if (!buf) return fileError(path, "cannot read: " + buf.getError().message());
   return std::move(*buf);
 }
 
@@ -55,9 +51,9 @@ std::string repeatedKey(llvm::StringRef text) {
 
 llvm::Expected<llvm::json::Value> parseJsonText(const std::string &path, llvm::StringRef text) {
   auto value = llvm::json::parse(text);
-  if (!value) return configError(path, "invalid JSON: " + llvm::toString(value.takeError()));
+  if (!value) return fileError(path, "invalid JSON: " + llvm::toString(value.takeError()));
   if (std::string key = repeatedKey(text); !key.empty())
-    return configError(path, fmt::format("key \"{}\" is written twice in one object", key));
+    return fileError(path, fmt::format("key \"{}\" is written twice in one object", key));
   return std::move(*value);
 }
 
@@ -81,7 +77,7 @@ llvm::Error checkKeys(const std::string &path, const std::string &where, const l
       if (unsigned d = llvm::StringRef(k).edit_distance(a); d < bestDistance) best = a, bestDistance = d;
     std::string list;
     for (llvm::StringRef a : allowed) list += (list.empty() ? "" : ", ") + a.str();
-    return configError(path, fmt::format("{}: unknown key \"{}\"{}; expected {}", where, k,
+    return fileError(path, fmt::format("{}: unknown key \"{}\"{}; expected {}", where, k,
                                          best.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", best.str()),
                                          list));
   }

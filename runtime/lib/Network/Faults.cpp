@@ -24,7 +24,7 @@ static std::optional<uint32_t> nodeId(const llvm::json::Value &v) {
 static llvm::Expected<Fault> parseFault(const std::string &path, size_t i,
                                         const llvm::json::Object &o) {
   auto bad = [&](const std::string &what) {
-    return configError(path, fmt::format("fault {}: {}", i, what));
+    return fileError(path, fmt::format("fault {}: {}", i, what));
   };
   Fault f;
   if (auto err = checkKeys(path, fmt::format("fault {}", i), o, {"kind", "link", "directed", "derate", "extra_latency"}))
@@ -112,14 +112,14 @@ std::string writeFaultsJson(const std::vector<Fault> &faults, const Topology &to
 static llvm::Expected<std::vector<Fault>> faultsFromJson(const std::string &path, const llvm::json::Value &doc) {
   const auto *list = doc.getAsObject() ? doc.getAsObject()->getArray("faults") : nullptr;
   if (!list)
-    return configError(path, "expected {\"faults\": [ ... ]}");
+    return fileError(path, "expected {\"faults\": [ ... ]}");
   if (auto err = checkKeys(path, "the fault list", *doc.getAsObject(), {"faults"}))
     return err;
   std::vector<Fault> out;
   for (size_t i = 0; i < list->size(); ++i) {
     const auto *o = (*list)[i].getAsObject();
     if (!o)
-      return configError(path, fmt::format("fault {}: expected an object", i));
+      return fileError(path, fmt::format("fault {}: expected an object", i));
     auto f = parseFault(path, i, *o);
     if (!f)
       return f.takeError();
@@ -134,7 +134,7 @@ llvm::Error applyFaults(const std::string &path, const std::vector<Fault> &fault
     for (int dir = 0; dir < (f.directed ? 1 : 2); ++dir) {
       uint32_t l = dir ? topo.linkBetween(f.dst, f.src) : topo.linkBetween(f.src, f.dst);
       if (l == kNoLink)
-        return configError(path, fmt::format("fault {}: there is no link {} -> {}", i,
+        return fileError(path, fmt::format("fault {}: there is no link {} -> {}", i,
                                              topo.nodeName(dir ? f.dst : f.src),
                                              topo.nodeName(dir ? f.src : f.dst)));
       Link &link = topo.links()[l];

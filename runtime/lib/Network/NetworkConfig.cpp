@@ -50,14 +50,14 @@ llvm::Expected<double> parseQuantity(llvm::StringRef text, Dim expected) {
 llvm::Error setShape(const std::string &path, int index, llvm::ArrayRef<int64_t> extents, DimSpec &d) {
   const TopologyKind &kind = topologyKind(d.kind);
   if (std::string problem = kind.checkExtents(extents); !problem.empty())
-    return configError(path, fmt::format("dimension {}: {}", index, problem));
+    return fileError(path, fmt::format("dimension {}: {}", index, problem));
   d.shape = kind.axes(extents);
   return llvm::Error::success();
 }
 
 llvm::Error checkDim(const std::string &path, int index, const DimSpec &d) {
   auto bad = [&](const std::string &what) {
-    return configError(path, fmt::format("dimension {} ({}): {}", index, dimKindName(d.kind), what));
+    return fileError(path, fmt::format("dimension {} ({}): {}", index, dimKindName(d.kind), what));
   };
   if (d.kind == DimKind::FatTree)
     if (std::string problem = fatTreeProblem(d); !problem.empty())
@@ -78,9 +78,9 @@ llvm::Error checkSize(const std::string &path, const NetworkSpec &spec) {
   double ranks = 1, links = estimatedLinks(spec);
   for (const DimSpec &d : spec.dims) ranks *= double(d.size());
   if (ranks > kMaxRanks)
-    return configError(path, fmt::format("{} ranks; at most {} are simulated", ranks, kMaxRanks));
+    return fileError(path, fmt::format("{} ranks; at most {} are simulated", ranks, kMaxRanks));
   if (links > kMaxLinks)
-    return configError(path, fmt::format("about {} links; at most {} are built", links, kMaxLinks));
+    return fileError(path, fmt::format("about {} links; at most {} are built", links, kMaxLinks));
   return llvm::Error::success();
 }
 
@@ -139,7 +139,7 @@ static llvm::Expected<DimSpec> parseJsonDim(const std::string &path, int index,
                                             const llvm::json::Object &o) {
   DimSpec d;
   auto bad = [&](const std::string &what) {
-    return configError(path, fmt::format("dimension {}: {}", index, what));
+    return fileError(path, fmt::format("dimension {}: {}", index, what));
   };
   if (auto err = checkKeys(path, fmt::format("dimension {}", index), o,
                            {"name", "kind", "size", "shape", "bandwidth", "latency", "oversubscription", "leaf_size",
@@ -212,12 +212,12 @@ llvm::Expected<NetworkSpec> parseNetworkJson(const std::string &path, llvm::Stri
       return err;
   const auto *dims = value->getAsObject() ? value->getAsObject()->getArray("dimensions") : nullptr;
   if (!dims || dims->empty())
-    return configError(path, "expected {\"dimensions\": [ ... ]} with at least one dimension");
+    return fileError(path, "expected {\"dimensions\": [ ... ]} with at least one dimension");
   NetworkSpec spec;
   for (size_t i = 0; i < dims->size(); ++i) {
     const auto *o = (*dims)[i].getAsObject();
     if (!o)
-      return configError(path, fmt::format("dimension {}: expected an object", i));
+      return fileError(path, fmt::format("dimension {}: expected an object", i));
     auto d = parseJsonDim(path, int(i), *o);
     if (!d)
       return d.takeError();

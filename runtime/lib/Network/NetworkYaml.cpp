@@ -57,7 +57,7 @@ static llvm::Expected<YamlMap> readYamlLists(const std::string &path, llvm::Stri
     yaml::Node *root = doc.getRoot();
     auto *map = llvm::dyn_cast_or_null<yaml::MappingNode>(root);
     if (!map && root && !llvm::isa<yaml::NullNode>(root) && syntaxError.empty())
-      return configError(path, fmt::format("line {}: expected 'key: value' lines", lineOf(root)));
+      return fileError(path, fmt::format("line {}: expected 'key: value' lines", lineOf(root)));
     if (!map)
       continue;
     for (yaml::KeyValueNode &kv : *map) {
@@ -83,7 +83,7 @@ static llvm::Expected<YamlMap> readYamlLists(const std::string &path, llvm::Stri
     }
   }
   if (!syntaxError.empty())
-    return configError(path, syntaxError);
+    return fileError(path, syntaxError);
   return out;
 }
 
@@ -93,15 +93,15 @@ llvm::Expected<NetworkSpec> parseNetworkYaml(const std::string &path, llvm::Stri
     return lists.takeError();
   for (const char *key : {"topology", "npus_count", "bandwidth", "latency"}) {
     if (!lists->count(key))
-      return configError(path, fmt::format("missing '{}'", key));
+      return fileError(path, fmt::format("missing '{}'", key));
     if (!(*lists)[key].problem.empty())
-      return configError(path, (*lists)[key].problem);
+      return fileError(path, (*lists)[key].problem);
   }
   const auto &kinds = (*lists)["topology"].items;
   size_t n = kinds.size();
   for (const char *key : {"npus_count", "bandwidth", "latency"})
     if ((*lists)[key].items.size() != n)
-      return configError(path, fmt::format("line {}: '{}' needs {} entries, one per dimension",
+      return fileError(path, fmt::format("line {}: '{}' needs {} entries, one per dimension",
                                            (*lists)[key].line, key, n));
   auto number = [&](const char *key, size_t i, double &out) {
     return !llvm::StringRef((*lists)[key].items[i].second).getAsDouble(out);
@@ -110,16 +110,16 @@ llvm::Expected<NetworkSpec> parseNetworkYaml(const std::string &path, llvm::Stri
   for (size_t i = 0; i < n; ++i) {
     DimSpec d;
     if (!parseDimKind(kinds[i].second, d.kind))
-      return configError(path, fmt::format("line {}: unknown topology '{}'", kinds[i].first,
+      return fileError(path, fmt::format("line {}: unknown topology '{}'", kinds[i].first,
                                            kinds[i].second));
     double size, bw, lat;
     if (!number("npus_count", i, size) || !number("bandwidth", i, bw) ||
         !number("latency", i, lat))
-      return configError(path, fmt::format("dimension {}: npus_count, bandwidth and latency "
+      return fileError(path, fmt::format("dimension {}: npus_count, bandwidth and latency "
                                            "must be numbers",
                                            i));
     if (!(size >= 1 && size <= double(INT_MAX) && size == std::floor(size)))
-      return configError(path, fmt::format("dimension {}: npus_count must be a whole number of ranks", i));
+      return fileError(path, fmt::format("dimension {}: npus_count must be a whole number of ranks", i));
     d.bandwidth = BytesPerSecond(bw * double(1ull << 30));
     d.latency = Seconds(lat * 1e-9);
     if (auto err = setShape(path, int(i), {int64_t(size)}, d))

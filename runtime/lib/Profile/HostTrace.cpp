@@ -3,6 +3,7 @@
 #include "rapid/Profile/HostTrace.h"
 
 #include "KinetoArgs.h"
+#include "rapid/Support/Files.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -18,7 +19,6 @@ using llvm::json::Value;
 
 namespace {
 
-using args::fileError;
 using args::idText;
 
 /// Kineto's "Input type" for an execution-trace type: the tensor's element

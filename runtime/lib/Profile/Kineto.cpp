@@ -8,6 +8,7 @@
 #include "rapid/Profile/Kineto.h"
 
 #include "KinetoArgs.h"
+#include "rapid/Support/Files.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -25,7 +26,6 @@ namespace rapid::profile {
 using llvm::json::Object;
 using llvm::json::Value;
 
-using args::fileError;
 
 llvm::Expected<std::string> readMaybeGzip(const std::string &path) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);

@@ -213,8 +213,4 @@ std::optional<std::vector<int>> groupRanks(const Value &v, int64_t size) {
   return ranks;
 }
 
-llvm::Error fileError(const std::string &file, const std::string &what) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), fmt::format("{}: {}", file, what));
-}
-
 } // namespace rapid::profile::args

@@ -33,8 +33,4 @@ inline constexpr int64_t kMaxRank = 1 << 20;
 /// empty list where cut short ambiguously; nullopt: not a list of ranks.
 std::optional<std::vector<int>> groupRanks(const llvm::json::Value &v, int64_t size);
 
-/// An error about a profile file, named first: "FILE: what" (the Kineto and
-/// the host-trace readers say their errors so).
-llvm::Error fileError(const std::string &file, const std::string &what);
-
 } // namespace rapid::profile::args

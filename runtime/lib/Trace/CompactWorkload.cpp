@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rapid/Trace/Workload.h"
+#include "rapid/Support/Files.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -26,20 +27,16 @@ namespace rapid::trace {
 
 namespace {
 
-llvm::Error mapError(const std::string &file, const std::string &what) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), fmt::format("{}: {}", file, what));
-}
-
 /// A list of whole numbers from 0 to `hi`, or an error naming `what`.
 llvm::Expected<std::vector<int64_t>> integers(const std::string &file, const llvm::json::Value *v, const std::string &what,
                                               int64_t hi) {
   const llvm::json::Array *a = v ? v->getAsArray() : nullptr;
-  if (!a) return mapError(file, fmt::format("{} must be a list of whole numbers", what));
+  if (!a) return fileError(file, fmt::format("{} must be a list of whole numbers", what));
   std::vector<int64_t> out;
   for (const llvm::json::Value &x : *a) {
     std::optional<int64_t> n = x.getAsInteger();
     if (!n || *n < 0 || *n > hi)
-      return mapError(file, fmt::format("{} must hold whole numbers from 0 to {}", what, hi));
+      return fileError(file, fmt::format("{} must hold whole numbers from 0 to {}", what, hi));
     out.push_back(*n);
   }
   return out;
@@ -69,7 +66,7 @@ llvm::Expected<RankGraph> instantiate(const Program &p, int rank, const std::vec
     auto stage = [&](int64_t field, const char *name) -> llvm::Error {
       if (field == kAbsent) return llvm::Error::success(); // checkWorkload names what is missing
       if (field < 0 || size_t(field) >= pipeline.size())
-        return mapError(g.file, fmt::format("node {}: {} names stage {} but the rank's pipeline has {}", n.id, name,
+        return fileError(g.file, fmt::format("node {}: {} names stage {} but the rank's pipeline has {}", n.id, name,
                                             field, pipeline.size()));
       return llvm::Error::success();
     };
@@ -79,10 +76,10 @@ llvm::Expected<RankGraph> instantiate(const Program &p, int rank, const std::vec
       if (llvm::Error e = stage(n.commSrc, "comm_src")) return e;
     } else if (n.kind == NodeKind::Coll && n.pgName != 0) {
       if (n.pgName > groups.size())
-        return mapError(g.file, fmt::format("node {}: pg_name is slot {} but the program has {}", n.id, n.pgName,
+        return fileError(g.file, fmt::format("node {}: pg_name is slot {} but the program has {}", n.id, n.pgName,
                                             groups.size()));
       if (!involved.count(groups[n.pgName - 1]))
-        return mapError(g.file, fmt::format("node {}: group {} has no entry in \"involved\"", n.id,
+        return fileError(g.file, fmt::format("node {}: group {} has no entry in \"involved\"", n.id,
                                             groups[n.pgName - 1]));
     }
   }
@@ -95,25 +92,25 @@ bool isCompactMap(const std::string &path) { return llvm::StringRef(path).ends_w
 
 llvm::Expected<Workload> loadCompactWorkload(const std::string &map, int numRanks, const ReadOptions &opts) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text = llvm::MemoryBuffer::getFile(map);
-  if (!text) return mapError(map, "cannot read: " + text.getError().message());
+  if (!text) return fileError(map, "cannot read: " + text.getError().message());
   llvm::Expected<llvm::json::Value> doc = llvm::json::parse((*text)->getBuffer());
-  if (!doc) return mapError(map, "not JSON: " + llvm::toString(doc.takeError()));
+  if (!doc) return fileError(map, "not JSON: " + llvm::toString(doc.takeError()));
   const llvm::json::Object *o = doc->getAsObject();
   if (!o || o->getString("format") != "rapid-compact-chakra" || o->getInteger("version") != 1)
-    return mapError(map, "not a compact trace map: expected {\"format\": \"rapid-compact-chakra\", \"version\": 1, ...}");
+    return fileError(map, "not a compact trace map: expected {\"format\": \"rapid-compact-chakra\", \"version\": 1, ...}");
   const llvm::json::Array *programs = o->getArray("programs");
   const llvm::json::Array *ranks = o->getArray("ranks");
   const llvm::json::Object *inv = o->getObject("involved");
   if (!programs || programs->empty() || !ranks || !inv)
-    return mapError(map, "needs \"programs\" (a non-empty list), \"involved\" (an object) and \"ranks\" (a list)");
+    return fileError(map, "needs \"programs\" (a non-empty list), \"involved\" (an object) and \"ranks\" (a list)");
   if (int64_t(ranks->size()) != numRanks)
-    return mapError(map, fmt::format("maps {} ranks but the network has {}", ranks->size(), numRanks));
+    return fileError(map, fmt::format("maps {} ranks but the network has {}", ranks->size(), numRanks));
   std::map<int64_t, uint32_t> involved; // group id -> bit per network dimension
   for (const auto &[id, dims] : *inv) {
     int64_t g = 0;
     const llvm::json::Array *a = dims.getAsArray();
     if (llvm::StringRef(id.str()).getAsInteger(10, g) || g <= 0 || !a || a->size() > 32)
-      return mapError(map, fmt::format("\"involved\": '{}' must be a group id with a list of at most 32 true/false",
+      return fileError(map, fmt::format("\"involved\": '{}' must be a group id with a list of at most 32 true/false",
                                        id.str()));
     uint32_t bits = 0;
     for (size_t d = 0; d < a->size(); ++d) bits |= uint32_t((*a)[d].getAsBoolean().value_or(false)) << d;
@@ -126,7 +123,7 @@ llvm::Expected<Workload> loadCompactWorkload(const std::string &map, int numRank
     std::optional<llvm::StringRef> file = p ? p->getString("file") : std::nullopt;
     const llvm::json::Array *slots = p ? p->getArray("slots") : nullptr;
     if (!file || !slots || file->contains('/'))
-      return mapError(map, "each program needs \"file\" (a name in the map's folder) and \"slots\" (a list)");
+      return fileError(map, "each program needs \"file\" (a name in the map's folder) and \"slots\" (a list)");
     std::string path = dir.empty() ? file->str() : (dir + "/" + *file).str();
     GraphBuilder builder(path, 0, opts.lenient);
     ChakraProtoMsg::GlobalMetadata meta;
@@ -143,12 +140,12 @@ llvm::Expected<Workload> loadCompactWorkload(const std::string &map, int numRank
     std::string what = fmt::format("rank {}", r);
     std::optional<int64_t> program = e ? e->getInteger("program") : std::nullopt;
     if (!program || *program < 0 || size_t(*program) >= progs.size())
-      return mapError(map, fmt::format("{}: \"program\" must be an index below {}", what, progs.size()));
+      return fileError(map, fmt::format("{}: \"program\" must be an index below {}", what, progs.size()));
     const Program &p = progs[size_t(*program)];
     llvm::Expected<std::vector<int64_t>> groups = integers(map, e->get("groups"), what + ": \"groups\"", UINT32_MAX);
     if (!groups) return groups.takeError();
     if (groups->size() != p.slots)
-      return mapError(map, fmt::format("{}: {} groups for the {} slots of its program", what, groups->size(), p.slots));
+      return fileError(map, fmt::format("{}: {} groups for the {} slots of its program", what, groups->size(), p.slots));
     llvm::Expected<std::vector<int64_t>> pipeline = integers(map, e->get("pipeline"), what + ": \"pipeline\"", numRanks - 1);
     if (!pipeline) return pipeline.takeError();
     llvm::Expected<RankGraph> g = instantiate(p, int(r), *groups, *pipeline, involved);

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "rapid/Support/Files.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -17,8 +19,6 @@
 #include <string>
 
 namespace rapid::net {
-
-llvm::Error configError(const std::string &path, const std::string &what);
 
 /// The file's bytes, if it is a regular file of at most `maxBytes`.
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readInputFile(const std::string &path,
