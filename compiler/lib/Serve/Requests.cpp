@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "rapid/Serve/Serve.h"
 
+#include "rapid/Support/Files.h"
 #include "rapid/Support/Random.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -73,7 +74,7 @@ public:
 
 private:
   llvm::Error fail(size_t line, const std::string &what) const {
-    return llvm::createStringError(line ? fmt::format("{}:{}: {}", path, line, what) : fmt::format("{}: {}", path, what));
+    return fileError(line ? fmt::format("{}:{}", path, line) : path, what);
   }
 
   llvm::Error columns(llvm::StringRef line, size_t n, std::array<size_t, 3> &col) const {

@@ -31,7 +31,7 @@ llvm::Expected<CommGroups> loadCommGroups(const std::string &path, int numRanks)
       auto r = v.getAsInteger();
       if (!r || *r < 0 || *r >= numRanks)
         return fileError(path, fmt::format("group {}: member is not a rank in 0..{}", id,
-                                             numRanks - 1));
+                                           numRanks - 1));
       if (!seen.insert(*r).second)
         return fileError(path, fmt::format("group {}: rank {} listed twice", id, *r));
       ranks.push_back(int(*r));

@@ -27,8 +27,8 @@ llvm::Error readAlgorithms(const std::string &path, const llvm::json::Object &o,
     auto name = v.getAsString();
     if (!name || !coll::parseAlgorithm(name->str(), a))
       return fileError(path, fmt::format("'{}': unsupported algorithm '{}' (use ring, direct, "
-                                           "halvingDoubling, doubleBinaryTree or oneShot)",
-                                           key, name ? name->str() : std::string("?")));
+                                         "halvingDoubling, doubleBinaryTree or oneShot)",
+                                         key, name ? name->str() : std::string("?")));
     // Astra-Sim builds trees for all-reduce only and has no halving-doubling
     // or tree all-to-all: say so rather than run something else.
     llvm::StringRef k(key);
@@ -36,8 +36,8 @@ llvm::Error readAlgorithms(const std::string &path, const llvm::json::Object &o,
     if (((a == coll::Algorithm::DoubleBinaryTree || a == coll::Algorithm::OneShot) && !allReduce) ||
         (a == coll::Algorithm::HalvingDoubling && allToAll))
       return fileError(path, fmt::format("'{}': {} does not make {}s; use {}", key, coll::algorithmName(a),
-                                           k.drop_back(strlen("-implementation")).str(),
-                                           allToAll ? "ring or direct" : "ring, direct or halvingDoubling"));
+                                         k.drop_back(strlen("-implementation")).str(),
+                                         allToAll ? "ring or direct" : "ring, direct or halvingDoubling"));
     out.push_back(a);
   }
   return llvm::Error::success();
@@ -155,7 +155,7 @@ llvm::Expected<SystemConfig> fromJson(const std::string &path, const llvm::json:
     std::optional<coll::Protocol> p = name ? coll::parseProtocol(*name) : std::nullopt;
     if (!p)
       return fileError(path, fmt::format("'collective-protocol': expected none, LL, LL128, Simple or auto, found {}",
-                                           name ? "'" + name->str() + "'" : std::string("a non-string")));
+                                         name ? "'" + name->str() + "'" : std::string("a non-string")));
     cfg.protocol = *p;
   }
   if (const llvm::json::Value *v = o->get("all-reduce-auto")) {

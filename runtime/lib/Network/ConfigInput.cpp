@@ -78,8 +78,8 @@ llvm::Error checkKeys(const std::string &path, const std::string &where, const l
     std::string list;
     for (llvm::StringRef a : allowed) list += (list.empty() ? "" : ", ") + a.str();
     return fileError(path, fmt::format("{}: unknown key \"{}\"{}; expected {}", where, k,
-                                         best.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", best.str()),
-                                         list));
+                                       best.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", best.str()),
+                                       list));
   }
   return llvm::Error::success();
 }

@@ -135,8 +135,8 @@ llvm::Error applyFaults(const std::string &path, const std::vector<Fault> &fault
       uint32_t l = dir ? topo.linkBetween(f.dst, f.src) : topo.linkBetween(f.src, f.dst);
       if (l == kNoLink)
         return fileError(path, fmt::format("fault {}: there is no link {} -> {}", i,
-                                             topo.nodeName(dir ? f.dst : f.src),
-                                             topo.nodeName(dir ? f.src : f.dst)));
+                                           topo.nodeName(dir ? f.dst : f.src),
+                                           topo.nodeName(dir ? f.src : f.dst)));
       Link &link = topo.links()[l];
       link.failed |= f.hard;
       link.bytesPerNs *= f.derate;

@@ -102,7 +102,7 @@ llvm::Expected<NetworkSpec> parseNetworkYaml(const std::string &path, llvm::Stri
   for (const char *key : {"npus_count", "bandwidth", "latency"})
     if ((*lists)[key].items.size() != n)
       return fileError(path, fmt::format("line {}: '{}' needs {} entries, one per dimension",
-                                           (*lists)[key].line, key, n));
+                                         (*lists)[key].line, key, n));
   auto number = [&](const char *key, size_t i, double &out) {
     return !llvm::StringRef((*lists)[key].items[i].second).getAsDouble(out);
   };
@@ -111,13 +111,13 @@ llvm::Expected<NetworkSpec> parseNetworkYaml(const std::string &path, llvm::Stri
     DimSpec d;
     if (!parseDimKind(kinds[i].second, d.kind))
       return fileError(path, fmt::format("line {}: unknown topology '{}'", kinds[i].first,
-                                           kinds[i].second));
+                                         kinds[i].second));
     double size, bw, lat;
     if (!number("npus_count", i, size) || !number("bandwidth", i, bw) ||
         !number("latency", i, lat))
       return fileError(path, fmt::format("dimension {}: npus_count, bandwidth and latency "
-                                           "must be numbers",
-                                           i));
+                                         "must be numbers",
+                                         i));
     if (!(size >= 1 && size <= double(INT_MAX) && size == std::floor(size)))
       return fileError(path, fmt::format("dimension {}: npus_count must be a whole number of ranks", i));
     d.bandwidth = BytesPerSecond(bw * double(1ull << 30));

@@ -67,7 +67,7 @@ llvm::Expected<RankGraph> instantiate(const Program &p, int rank, const std::vec
       if (field == kAbsent) return llvm::Error::success(); // checkWorkload names what is missing
       if (field < 0 || size_t(field) >= pipeline.size())
         return fileError(g.file, fmt::format("node {}: {} names stage {} but the rank's pipeline has {}", n.id, name,
-                                            field, pipeline.size()));
+                                             field, pipeline.size()));
       return llvm::Error::success();
     };
     if (n.kind == NodeKind::Send) {
@@ -77,10 +77,10 @@ llvm::Expected<RankGraph> instantiate(const Program &p, int rank, const std::vec
     } else if (n.kind == NodeKind::Coll && n.pgName != 0) {
       if (n.pgName > groups.size())
         return fileError(g.file, fmt::format("node {}: pg_name is slot {} but the program has {}", n.id, n.pgName,
-                                            groups.size()));
+                                             groups.size()));
       if (!involved.count(groups[n.pgName - 1]))
         return fileError(g.file, fmt::format("node {}: group {} has no entry in \"involved\"", n.id,
-                                            groups[n.pgName - 1]));
+                                             groups[n.pgName - 1]));
     }
   }
   return g;
@@ -111,7 +111,7 @@ llvm::Expected<Workload> loadCompactWorkload(const std::string &map, int numRank
     const llvm::json::Array *a = dims.getAsArray();
     if (llvm::StringRef(id.str()).getAsInteger(10, g) || g <= 0 || !a || a->size() > 32)
       return fileError(map, fmt::format("\"involved\": '{}' must be a group id with a list of at most 32 true/false",
-                                       id.str()));
+                                        id.str()));
     uint32_t bits = 0;
     for (size_t d = 0; d < a->size(); ++d) bits |= uint32_t((*a)[d].getAsBoolean().value_or(false)) << d;
     involved[g] = bits;
