@@ -341,7 +341,9 @@ void layerForward(Chain &c, const Shard &sh, int64_t layer) {
   int64_t T = sh.tokens;
   c.add(norm(sh, "attn.norm", false));
   gatherThenGemm(c, sh, "attn.sp.allgather", "attn.sp.allgather.overlapped", gemm("attn.qkv", T, qkvLocal(sh), sh.model.hidden));
-  if (sh.model.rotary()) rotaryForward(c, sh);
+  // Where the decode attention kernel turns q and k itself, a decode step
+  // has no rotary kernel of its own (prefill's still runs before attention).
+  if (sh.model.rotary() && !(sh.decodeRotary && (sh.decode || sh.decodeOnly))) rotaryForward(c, sh);
   if (sh.layout.cp > 1 && !sh.decode) // a decode step attends over its own part of the cache
     c.add(collective(OpKind::AllGather, "attn.cp.allgather_kv", Group::CP, 2.0 * T * sh.kvLocal * sh.d));
   cacheWrite(c, sh);

@@ -113,6 +113,7 @@ Shard makeShard(const ir::Layout &layout, const ExperimentPoint &p) {
   sh.paramBytes = sh.kvBytes = bytesOf(sh.dtype);
   sh.d = bytesOf(activationType(sh.dtype));
   sh.fused = p.stack.fusedKernels;
+  sh.decodeRotary = p.stack.decodeAttentionRotary;
   if (const TrainingSpec *t = p.training ? &*p.training : nullptr) {
     sh.flash = t->flashAttention;
     sh.b = t->microBatch;

@@ -22,6 +22,7 @@ void buildServeBody(const Shard &sh, ir::Graph &g, int64_t stage, const ir::Serv
   c.micro = step.decodeOnly ? 1 : 0; // decode steps are units >= 1, as in an inference program
   Shard body = sh;
   body.attention = false;
+  body.decodeOnly = step.decodeOnly;
   int64_t P = sh.layout.pp;
   double act = body.actElems() * sh.d;
   if (stage > 0) c.after(c.addDetached(p2p(OpKind::Recv, "pp.recv.act", stage - 1, int32_t(stage * 3), act), {}));

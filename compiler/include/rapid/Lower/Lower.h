@@ -47,6 +47,8 @@ struct Shard {
   double gradBytes = 4;        ///< bytes of a gradient, kept and reduced (stack.grad_precision)
   bool gradReduceOverlap = true; ///< stack.grad_reduce_overlap
   bool fused = true;             ///< stack.fused_kernels
+  bool decodeRotary = false;     ///< stack.decode_attention.rotary
+  bool decodeOnly = false;       ///< serving: a step of decodes alone (its body knows no `decode`)
   bool ppScatterGather = false;  ///< stack.pp_scatter_gather
   bool paramGatherOverlap = false; ///< stack.param_gather_overlap
   bool tpCommOverlap = false;      ///< stack.tp_comm_overlap (training)
