@@ -49,9 +49,10 @@ compare.py KIND CSV MAX_MEDIAN MAX_WORST
   KIND trtllm: rows of trtllm_090/measured.csv against the sweeps of
        examples/validation/trtllm_static.rapid (experiment <gpu>_<model>_tp<tp>_
        <precision>, point batch x prefill x decode); compares the first-token
-       latency with ttft_s and the token-to-token latency with itl_s (two rows
-       a run). A row whose point rapid finds infeasible (its memory) is
-       listed and counted apart, not compared.
+       latency with ttft_s, the token-to-token latency with itl_s and the peak
+       GPU memory (GB) with memory.peak_bytes (three rows a run). MAX_MEDIAN
+       may be three bounds, one a figure. A row whose point rapid finds
+       infeasible (its memory) is listed and counted apart, not compared.
   KIND hopper_steps: the `graph` decode and prefill rows of steps_h100.csv or
        steps_h200.csv (the CSV's `# gpu:` line says which) against
        decode_<gpu>_b<batch>_c<context> (its itl_s) and
@@ -115,6 +116,7 @@ for line in sys.stdin:
         else:
             predicted[point + ("ttft",)] = o["ttft_s"] * 1e3
             predicted[point + ("itl",)] = o["itl_s"] * 1e3
+            predicted[point + ("memory",)] = o["memory"]["peak_bytes"] / 1e9
     elif kind == "nim" and "serving" in o and "serving.concurrency" in o.get("point", {}):
         s, pt = o["serving"], o["point"]
         point = (o["experiment"], pt["serving.prompt"], pt["serving.output"], pt["serving.concurrency"])
@@ -172,8 +174,9 @@ def rows():
             point = (f"{row['gpu']}_{row['model']}_tp{row['tp']}_{row['precision']}", int(row["batch"]),
                      int(row["input"]), int(row["output"]))
             label = f"{point[0]} b={point[1]} {point[2]}/{point[3]}"
-            for part, column in (("ttft", "ttft_ms"), ("itl", "itl_ms")):
-                yield f"{label} {part}", point + (part,), float(row[column]), "ms"
+            for part, column, unit in (("ttft", "ttft_ms", "ms"), ("itl", "itl_ms", "ms"),
+                                       ("memory", "peak_memory_gb", "GB")):
+                yield f"{label} {part}", point + (part,), float(row[column]), unit
         elif kind == "gpt_fast":
             name = f"{row['model']}_tp{row['gpus']}"
             yield name, (name, ""), float(row["tokens_per_s"]), "tokens/s"
@@ -224,7 +227,7 @@ print(f"{len(errors)} rows: median error {100 * median:.1f}%, worst {100 * worst
 if skipped:
     print(f"{skipped} rows predicted infeasible")
 if kind in ("nim", "trtllm"):
-    parts = NIM_PARTS if kind == "nim" else ("ttft", "itl")
+    parts = NIM_PARTS if kind == "nim" else ("ttft", "itl", "memory")
     medians = [statistics.median(by_part[p]) for p in parts]
     for p, m in zip(parts, medians):
         v = by_part[p]
