@@ -15,6 +15,7 @@
 // Pointwise FLOP and byte counts per element are in docs/lowering.md.
 //===----------------------------------------------------------------------===//
 #include "rapid/Lower/Lower.h"
+#include "rapid/Cost/Attention.h"
 
 namespace rapid::lower {
 namespace {
@@ -232,12 +233,19 @@ Op flashAttention(const Shard &sh, bool backward) {
 
 /// One token per sequence reads the whole KV cache: memory bound (the
 /// FlashDecoding split-KV kernel); its new K and V are appended.
+namespace {
+/// Query heads per key/value head on this rank.
+int64_t kvGroup(const Shard &sh) {
+  return std::max<int64_t>(1, sh.headsLocal / std::max<int64_t>(1, sh.kvLocal / sh.model.headDim));
+}
+} // namespace
+
 Op decodeAttention(const Shard &sh) {
   Op op;
   op.kind = OpKind::DecodeAttention;
   op.name = "attn.decode";
   op.shape = {1, sh.kvTokens, sh.model.headDim, sh.b * sh.headsLocal};
-  op.kvGroup = int32_t(std::max<int64_t>(1, sh.headsLocal / std::max<int64_t>(1, sh.kvLocal / sh.model.headDim)));
+  op.kvGroup = int32_t(kvGroup(sh));
   op.flops = 4.0 * sh.kvTokens * sh.model.headDim * double(op.shape.batch);
   double q = double(sh.b) * qLocal(sh);
   double kv = sh.kvBytes / sh.d; // the cache may be stored narrower than the math (FP8 KV)
@@ -336,14 +344,25 @@ void mlpForward(Chain &c, const Shard &sh) {
 
 } // namespace
 
+namespace {
+/// Whether a decode step's attention kernel turns q and k itself, so that
+/// its rotary embedding has no kernel of its own: the stack's per-head
+/// kernel does where the stack says so (TensorRT-LLM's masked MHA); its
+/// grouped kernel (XQA) runs a pre-processing kernel first, as prefill does.
+bool rotaryInDecodeKernel(const Shard &sh) {
+  if (!sh.decodeRotary || !(sh.decode || sh.decodeOnly)) return false;
+  if (!sh.gpu || !sh.stack) return true;
+  int64_t pairs = (sh.decode ? sh.b : sh.tokens) * sh.headsLocal; // a decode-only step: a token a sequence
+  return cost::decodeAttentionBlocks(*sh.gpu, *sh.stack, pairs, kvGroup(sh)) == pairs;
+}
+} // namespace
+
 void layerForward(Chain &c, const Shard &sh, int64_t layer) {
   c.layer = int32_t(layer);
   int64_t T = sh.tokens;
   c.add(norm(sh, "attn.norm", false));
   gatherThenGemm(c, sh, "attn.sp.allgather", "attn.sp.allgather.overlapped", gemm("attn.qkv", T, qkvLocal(sh), sh.model.hidden));
-  // Where the decode attention kernel turns q and k itself, a decode step
-  // has no rotary kernel of its own (prefill's still runs before attention).
-  if (sh.model.rotary() && !(sh.decodeRotary && (sh.decode || sh.decodeOnly))) rotaryForward(c, sh);
+  if (sh.model.rotary() && !rotaryInDecodeKernel(sh)) rotaryForward(c, sh);
   if (sh.layout.cp > 1 && !sh.decode) // a decode step attends over its own part of the cache
     c.add(collective(OpKind::AllGather, "attn.cp.allgather_kv", Group::CP, 2.0 * T * sh.kvLocal * sh.d));
   cacheWrite(c, sh);

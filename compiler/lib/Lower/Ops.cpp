@@ -114,6 +114,8 @@ Shard makeShard(const ir::Layout &layout, const ExperimentPoint &p) {
   sh.d = bytesOf(activationType(sh.dtype));
   sh.fused = p.stack.fusedKernels;
   sh.decodeRotary = p.stack.decodeAttentionRotary;
+  sh.gpu = &p.gpu;
+  sh.stack = &p.stack;
   if (const TrainingSpec *t = p.training ? &*p.training : nullptr) {
     sh.flash = t->flashAttention;
     sh.b = t->microBatch;

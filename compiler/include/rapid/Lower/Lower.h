@@ -48,6 +48,11 @@ struct Shard {
   bool gradReduceOverlap = true; ///< stack.grad_reduce_overlap
   bool fused = true;             ///< stack.fused_kernels
   bool decodeRotary = false;     ///< stack.decode_attention.rotary
+  /// The point's GPU and stack, where a lowering choice is the stack's
+  /// kernel choice on that GPU (a decode's grouped attention kernel); null
+  /// in shards built without a point.
+  const GpuSpec *gpu = nullptr;
+  const StackSpec *stack = nullptr;
   bool decodeOnly = false;       ///< serving: a step of decodes alone (its body knows no `decode`)
   bool ppScatterGather = false;  ///< stack.pp_scatter_gather
   bool paramGatherOverlap = false; ///< stack.param_gather_overlap
