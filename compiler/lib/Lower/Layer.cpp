@@ -212,6 +212,11 @@ Op residualGradAdd(const Shard &sh, const char *name) {
 int64_t qLocal(const Shard &sh) { return sh.headsLocal * sh.model.headDim; }
 int64_t qkvLocal(const Shard &sh) { return qLocal(sh) + 2 * sh.kvLocal; }
 
+/// Query heads per key/value head on this rank.
+int64_t kvGroup(const Shard &sh) {
+  return std::max<int64_t>(1, sh.headsLocal / std::max<int64_t>(1, sh.kvLocal / sh.model.headDim));
+}
+
 } // namespace
 
 Op flashAttention(const Shard &sh, bool backward) {
@@ -233,13 +238,6 @@ Op flashAttention(const Shard &sh, bool backward) {
 
 /// One token per sequence reads the whole KV cache: memory bound (the
 /// FlashDecoding split-KV kernel); its new K and V are appended.
-namespace {
-/// Query heads per key/value head on this rank.
-int64_t kvGroup(const Shard &sh) {
-  return std::max<int64_t>(1, sh.headsLocal / std::max<int64_t>(1, sh.kvLocal / sh.model.headDim));
-}
-} // namespace
-
 Op decodeAttention(const Shard &sh) {
   Op op;
   op.kind = OpKind::DecodeAttention;
@@ -342,19 +340,16 @@ void mlpForward(Chain &c, const Shard &sh) {
                  "mlp.sp.reducescatter.overlapped");
 }
 
-} // namespace
-
-namespace {
 /// Whether a decode step's attention kernel turns q and k itself, so that
 /// its rotary embedding has no kernel of its own: the stack's per-head
 /// kernel does where the stack says so (TensorRT-LLM's masked MHA); its
 /// grouped kernel (XQA) runs a pre-processing kernel first, as prefill does.
 bool rotaryInDecodeKernel(const Shard &sh) {
-  if (!sh.decodeRotary || !(sh.decode || sh.decodeOnly)) return false;
-  if (!sh.gpu || !sh.stack) return true;
+  if (!sh.stack || !sh.gpu || !sh.stack->decodeAttentionRotary || !(sh.decode || sh.decodeOnly)) return false;
   int64_t pairs = (sh.decode ? sh.b : sh.tokens) * sh.headsLocal; // a decode-only step: a token a sequence
   return cost::decodeAttentionBlocks(*sh.gpu, *sh.stack, pairs, kvGroup(sh)) == pairs;
 }
+
 } // namespace
 
 void layerForward(Chain &c, const Shard &sh, int64_t layer) {

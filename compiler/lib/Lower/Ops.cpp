@@ -113,7 +113,6 @@ Shard makeShard(const ir::Layout &layout, const ExperimentPoint &p) {
   sh.paramBytes = sh.kvBytes = bytesOf(sh.dtype);
   sh.d = bytesOf(activationType(sh.dtype));
   sh.fused = p.stack.fusedKernels;
-  sh.decodeRotary = p.stack.decodeAttentionRotary;
   sh.gpu = &p.gpu;
   sh.stack = &p.stack;
   if (const TrainingSpec *t = p.training ? &*p.training : nullptr) {

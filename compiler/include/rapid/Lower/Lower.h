@@ -47,9 +47,9 @@ struct Shard {
   double gradBytes = 4;        ///< bytes of a gradient, kept and reduced (stack.grad_precision)
   bool gradReduceOverlap = true; ///< stack.grad_reduce_overlap
   bool fused = true;             ///< stack.fused_kernels
-  bool decodeRotary = false;     ///< stack.decode_attention.rotary
   /// The point's GPU and stack, where a lowering choice is the stack's
-  /// kernel choice on that GPU (a decode's grouped attention kernel); null
+  /// kernel choice on that GPU (whether a decode step's attention kernel turns
+  /// q and k itself, decode_attention.rotary and .grouped_*); null
   /// in shards built without a point.
   const GpuSpec *gpu = nullptr;
   const StackSpec *stack = nullptr;
