@@ -59,9 +59,9 @@ void printMemory(const MemoryReport &r, llvm::raw_ostream &os) {
   auto b = [](double x) { return formatBytes(Bytes(x)); };
   for (const StageMemory &s : r.stages)
     os << fmt::format("// memory of stage {} (rank {}): {} of {} (weights {}, gradients {}, optimizer {}, "
-                      "activations {}, kv cache {}, reserve {})\n",
+                      "activations {}, kv cache {}, reserve {}, comm buffers {})\n",
                       s.stage, s.rank, b(s.peak), b(s.capacity), b(s.weights), b(s.gradients), b(s.optimizer),
-                      b(s.activations), b(s.kvCache), b(s.reserve));
+                      b(s.activations), b(s.kvCache), b(s.reserve), b(s.commBuffers));
   if (!r.fits) os << "// does not fit: " << r.reason << "\n";
 }
 

@@ -7,6 +7,8 @@
 // moments over DP, ZeRO-2 also gradients, ZeRO-3/FSDP also weights (plus two
 // gathered layers). Activations are allocated when a layer's forward starts
 // and freed when its backward ends, in the order the schedule runs them.
+// Communication buffers: NCCL's NVLS buffers on every communicator a stage
+// runs collectives on (docs/model.md, memory).
 //===----------------------------------------------------------------------===//
 #include "rapid/Passes/Memory.h"
 #include "rapid/Passes/Pipeline.h"
@@ -16,7 +18,9 @@
 #include "rapid/Spec/Specs.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <map>
+#include <set>
 
 namespace rapid {
 namespace {
@@ -53,6 +57,28 @@ double activationPeak(const ir::Graph &g, const ir::MemoryFacts &mf) {
   return peak;
 }
 
+/// NCCL's NVLS buffers on `rank`: for each communicator the graph runs a
+/// collective on (point-to-point sends set up none), the stack's
+/// nvls_buffers once per member inside the rank's node, where the first
+/// network dimension multicasts and the node holds more than two members
+/// (NCCL sets up NVLS for more than two GPUs of one NVLink domain).
+double nvlsBuffers(const ir::Graph &g, const RankLayout &ranks, int64_t rank, const ExperimentPoint &p) {
+  const std::vector<DimensionSpec> &dims = p.network.dims;
+  if (dims.empty() || !dims.front().multicast || p.stack.nvlsBuffers.value() == 0) return 0;
+  int64_t node = rank / dims.front().size;
+  std::set<ir::Group> groups;
+  for (const ir::Op &op : g.ops)
+    if (op.isComm() && op.kind != OpKind::Send && op.kind != OpKind::Recv && op.group != ir::Group::None)
+      groups.insert(op.group);
+  double bytes = 0;
+  for (ir::Group grp : groups) {
+    std::vector<int64_t> members = ranks.members(rank, grp);
+    auto local = std::count_if(members.begin(), members.end(), [&](int64_t m) { return m / dims.front().size == node; });
+    if (local > 2) bytes += p.stack.nvlsBuffers.value() * double(local);
+  }
+  return bytes;
+}
+
 } // namespace
 
 void memoryPass(ir::Program &prog, const ExperimentPoint &point) {
@@ -79,7 +105,8 @@ void memoryPass(ir::Program &prog, const ExperimentPoint &point) {
       m.kvCache = mf.kvCache[g.stage];
     }
     m.reserve = gpu.memoryReserve.value();
-    m.peak = m.weights + m.gradients + m.optimizer + m.activations + m.kvCache + m.reserve;
+    m.commBuffers = nvlsBuffers(g, ranks, m.rank, point);
+    m.peak = m.weights + m.gradients + m.optimizer + m.activations + m.kvCache + m.reserve + m.commBuffers;
     m.capacity = gpu.hbmCapacity.value();
     r.stages.push_back(m);
   }

@@ -21,9 +21,9 @@ void printMemoryText(const MemoryReport &r, const ir::MemoryFacts &mf, const Exp
                       b(mf.stored[0]), mf.stored[0], b(mf.recompute[0]), mf.recompute[0]);
   for (const StageMemory &s : r.stages) {
     os << fmt::format("  stage {} (rank {}): weights {}, gradients {}, optimizer {}, activations {}, kv cache {}, "
-                      "reserve {}; peak {} of {}, headroom {}\n",
+                      "reserve {}, comm buffers {}; peak {} of {}, headroom {}\n",
                       s.stage, s.rank, b(s.weights), b(s.gradients), b(s.optimizer), b(s.activations), b(s.kvCache),
-                      b(s.reserve), b(s.peak), b(s.capacity), b(s.headroom()));
+                      b(s.reserve), b(s.commBuffers), b(s.peak), b(s.capacity), b(s.headroom()));
   }
 }
 
@@ -46,6 +46,7 @@ void printMemoryJson(const MemoryReport &r, const ExperimentPoint &p, llvm::raw_
             writeNumber(j, "activations_bytes", s.activations, JsonNumber::Whole);
             writeNumber(j, "kv_cache_bytes", s.kvCache, JsonNumber::Whole);
             writeNumber(j, "reserve_bytes", s.reserve, JsonNumber::Whole);
+            writeNumber(j, "comm_buffers_bytes", s.commBuffers, JsonNumber::Whole);
             writeNumber(j, "peak_bytes", s.peak, JsonNumber::Whole);
             writeNumber(j, "capacity_bytes", s.capacity, JsonNumber::Whole);
           });

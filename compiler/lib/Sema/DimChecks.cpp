@@ -99,4 +99,20 @@ void Sema::checkSameNode(const DimensionSpec &d, const Record::Dim &written, con
                              d.name, t.name));
 }
 
+/// NVLink SHARP is a property of the node's switch: NCCL sets up NVLS
+/// among a node's GPUs only, so the memory pass reads it on the first
+/// dimension and nowhere else.
+void Sema::checkMulticast(const DimensionSpec &d, const Record::Dim &written, const TopologySpec &t) {
+  if (!d.multicast) return;
+  if (d.kind != net::DimKind::Switch)
+    diags.report(DiagID::BadCall, fieldRange(written, "multicast"),
+                 fmt::format("multicast is a switch's (NVLink SHARP), but dimension '{}' is a {}", d.name,
+                             net::dimKindName(d.kind)));
+  else if (!t.dims.empty())
+    diags.report(DiagID::BadCall, fieldRange(written, "multicast"),
+                 fmt::format("multicast joins the GPUs of one node, but '{}' is not the first dimension of '{}' "
+                             "(that is '{}')",
+                             d.name, t.name, t.dims.front().name));
+}
+
 } // namespace rapid::sema

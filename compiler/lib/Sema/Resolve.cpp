@@ -114,6 +114,7 @@ TopologySpec Sema::resolveTopology(const Record &r, const FieldValues *overrides
     checkFatTreeFields(dim, d);
     checkAlgorithm(dim, d);
     checkSameNode(dim, d, t);
+    checkMulticast(dim, d, t);
     t.gpus *= size;
     t.dims.push_back(std::move(dim));
   }

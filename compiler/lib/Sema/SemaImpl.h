@@ -194,6 +194,7 @@ public:
   void checkAlgorithm(const DimensionSpec &d, const Record::Dim &written);
   /// `t`: the topology with the dimensions before `d`.
   void checkSameNode(const DimensionSpec &d, const Record::Dim &written, const TopologySpec &t);
+  void checkMulticast(const DimensionSpec &d, const Record::Dim &written, const TopologySpec &t);
   /// The fat-tree fields shape a FatTree and nothing else; its leaves, pods
   /// and trunks must fit together.
   void checkFatTreeFields(const DimensionSpec &dim, const Record::Dim &written);

@@ -186,6 +186,7 @@ struct StageMemory {
   int32_t stage = 0;
   int64_t rank = 0; ///< the stage's first rank
   double weights = 0, gradients = 0, optimizer = 0, activations = 0, kvCache = 0, reserve = 0;
+  double commBuffers = 0; ///< the collective library's own buffers (NCCL's NVLS)
   double peak = 0, capacity = 0;
   double headroom() const { return capacity - peak; }
 };
