@@ -38,6 +38,11 @@ engine::SystemConfig systemConfig(const ExperimentPoint &p) {
                          p.stack.customAllReduceStart.value() * 1e9,
                          p.stack.customAllReduceStartPerPeer.value() * 1e9,
                          p.stack.customAllReduceBandwidth.value() / 1e9};
+  // NVLS where the node's switch multicasts and the stack's NCCL runs it
+  // (nvls_buffers, its memory, is 0 where NVLS is off): a measured rate, so
+  // no calibration on top.
+  if (!p.network.dims.empty() && p.stack.nvlsBuffers.value() > 0)
+    cfg.nvlsBytesPerNs = p.network.dims.front().multicast.value() / 1e9;
   std::vector<coll::Algorithm> perDim;
   bool chosen = false;
   for (const DimensionSpec &d : p.network.dims) {

@@ -64,7 +64,7 @@ double activationPeak(const ir::Graph &g, const ir::MemoryFacts &mf) {
 /// (NCCL sets up NVLS for more than two GPUs of one NVLink domain).
 double nvlsBuffers(const ir::Graph &g, const RankLayout &ranks, int64_t rank, const ExperimentPoint &p) {
   const std::vector<DimensionSpec> &dims = p.network.dims;
-  if (dims.empty() || !dims.front().multicast || p.stack.nvlsBuffers.value() == 0) return 0;
+  if (dims.empty() || dims.front().multicast.value() == 0 || p.stack.nvlsBuffers.value() == 0) return 0;
   int64_t node = rank / dims.front().size;
   std::set<ir::Group> groups;
   for (const ir::Op &op : g.ops)

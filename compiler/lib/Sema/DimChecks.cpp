@@ -103,7 +103,7 @@ void Sema::checkSameNode(const DimensionSpec &d, const Record::Dim &written, con
 /// among a node's GPUs only, so the memory pass reads it on the first
 /// dimension and nowhere else.
 void Sema::checkMulticast(const DimensionSpec &d, const Record::Dim &written, const TopologySpec &t) {
-  if (!d.multicast) return;
+  if (d.multicast.value() == 0) return;
   if (d.kind != net::DimKind::Switch)
     diags.report(DiagID::BadCall, fieldRange(written, "multicast"),
                  fmt::format("multicast is a switch's (NVLink SHARP), but dimension '{}' is a {}", d.name,

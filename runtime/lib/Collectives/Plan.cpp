@@ -27,7 +27,7 @@ bool parseAlgorithm(const std::string &name, Algorithm &out) {
 }
 
 const char *algorithmName(Algorithm a) {
-  static const char *names[] = {"ring", "direct", "halvingDoubling", "doubleBinaryTree", "oneShot"};
+  static const char *names[] = {"ring", "direct", "halvingDoubling", "doubleBinaryTree", "oneShot", "nvls"};
   return names[int(a)];
 }
 
@@ -75,6 +75,11 @@ static void appendPhase(Plan &plan, Phase phase, double bytes) {
     // receives: the custom all-reduce kernels of TensorRT-LLM and vLLM for
     // small messages inside one NVLink node.
     add(Pattern::All, 0, bytes, uint32_t(p - 1));
+  } else if (phase.op == PhaseOp::AllReduce && phase.algo == Algorithm::Nvls) {
+    // The switch reduces and multicasts: a member's link carries its buffer
+    // and its reduced share, B(1 + 1/p), each way (Plan.h), spread over its
+    // peers' paths through the switch so that every link sees that much.
+    add(Pattern::All, 0, bytes * (1 + 1.0 / p) / (p - 1), uint32_t(p - 1));
   } else if (phase.op == PhaseOp::AllReduce) {
     plan.steps.push_back(Step{index, Pattern::TreeGather, 0, bytes, 0, 0});
     plan.steps.push_back(Step{index, Pattern::TreeUp, 0, bytes, 0, -1});
@@ -151,11 +156,12 @@ Plan planCollective(CollKind kind, double chunkBytes, const std::vector<std::vec
   PhaseOp up = reduce ? PhaseOp::ReduceScatter
                : kind == CollKind::AllGather ? PhaseOp::AllGather
                                              : PhaseOp::AllToAll;
-  // A tree or one shot on the last phase of an all-reduce reduces and
+  // A tree, one shot or NVLS on the last phase of an all-reduce reduces and
   // broadcasts in one phase; the phases before it still reduce-scatter and
   // all-gather.
-  bool tree = kind == CollKind::AllReduce && !line.empty() &&
-              (line.back().algo == Algorithm::DoubleBinaryTree || line.back().algo == Algorithm::OneShot);
+  Algorithm last = line.empty() ? Algorithm::Ring : line.back().algo;
+  bool tree = kind == CollKind::AllReduce && (last == Algorithm::DoubleBinaryTree || last == Algorithm::OneShot ||
+                                              last == Algorithm::Nvls);
   for (size_t i = 0; i < line.size(); ++i)
     run(line[i], tree && i + 1 == line.size() ? PhaseOp::AllReduce : up);
   if (kind == CollKind::AllReduce)

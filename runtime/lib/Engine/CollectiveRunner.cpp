@@ -56,6 +56,8 @@ void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
                                    kernel ? own : opts_.system.algorithms, inst.grid);
   if (!kernel && n.coll() == trace::CollKind::AllReduce && opts_.system.allReduceAuto)
     chooseAllReduceTree(inst, dims, groupSize);
+  if (!kernel && n.coll() == trace::CollKind::AllReduce && opts_.system.nvlsBytesPerNs > 0)
+    chooseNvls(inst, dims, groupSize, members);
   inst.numSteps = uint32_t(inst.plan.steps.size());
   if (kernel)
     setEngineKernelCosts(inst, int(members) - 1);
@@ -108,45 +110,22 @@ double Simulator::slowestLink(const Instance &inst) const {
   return slowest;
 }
 
-/// all-reduce-auto: the all-reduce's outermost dimension runs the double
-/// binary tree instead of the ring where NCCL's rule (coll::estimateNs, with
-/// the instance's protocol choice) finds it faster. Only on a switched
-/// dimension (a switch or a fat tree: NCCL builds its trees between nodes,
-/// over the fabric), whose path between two members is two links.
-void Simulator::chooseAllReduceTree(Instance &inst, const std::vector<std::vector<int>> &dims, int groupSize) const {
-  // The last phase's dimension, as the plan takes it: the outermost the
-  // all-reduce involves (a whole-machine one involves every dimension).
-  uint32_t involved = inst.involved & uint32_t((uint64_t(1) << dims.size()) - 1);
-  int outer = involved ? 31 - std::countl_zero(involved) : 0;
-  const net::DimSpec &spec = net_.topology().spec().dims[size_t(outer)];
-  if (!(opts_.system.allReduceAuto >> outer & 1) || (spec.kind != net::DimKind::Switch && spec.kind != net::DimKind::FatTree))
-    return;
-  coll::AlgorithmTable tree = opts_.system.algorithms;
-  std::vector<coll::Algorithm> &allReduce = tree.perKind[0];
-  if (allReduce.empty()) allReduce.push_back(coll::Algorithm::Ring);
-  while (int(allReduce.size()) <= outer) allReduce.push_back(allReduce.back());
-  allReduce[size_t(outer)] = coll::Algorithm::DoubleBinaryTree;
-  double chunkBytes = double(inst.commSize) / inst.chunks;
-  coll::Plan alt = coll::planCollective(trace::CollKind::AllReduce, chunkBytes, dims, inst.involved, groupSize, tree, inst.grid);
-  if (!alt.problem.empty()) return;
-  double bw = slowestLink(inst), llMax = opts_.system.llMaxBytesPerNs, hop = 2 * spec.latency.value() * 1e9;
-  coll::Protocol p = opts_.system.protocol;
-  if (coll::estimateNs(p, alt, inst.chunks, bw, llMax, hop) < coll::estimateNs(p, inst.plan, inst.chunks, bw, llMax, hop))
-    inst.plan = std::move(alt);
-}
-
 /// The instance's protocol: the system's, or for `auto` what NCCL's model
 /// picks given the slowest link among the dimensions it involves.
 void Simulator::setProtocol(Instance &inst, const TraceNode &n) const {
+  bool nvls = isNvls(inst.plan);
+  if (nvls) inst.wireScale = nvlsWireScale();
   if (opts_.system.protocol == coll::Protocol::None)
     return;
   double slowest = slowestLink(inst);
   double llMax = opts_.system.llMaxBytesPerNs;
-  coll::Protocol p = coll::chooseProtocol(opts_.system.protocol, inst.plan, inst.chunks, slowest, llMax);
+  // NCCL runs NVLS with its Simple protocol only.
+  coll::Protocol p = nvls ? coll::Protocol::Simple
+                          : coll::chooseProtocol(opts_.system.protocol, inst.plan, inst.chunks, slowest, llMax);
   coll::ProtocolCost c = coll::protocolCost(p, slowest, llMax);
   inst.protoBasePs = timeFromPs(c.baseNs * 1000);
   inst.protoStepPs = timeFromPs(c.stepNs * 1000);
-  inst.wireScale = c.wireScale;
+  inst.wireScale *= c.wireScale;
 }
 
 /// The instance this node joins, created by the first member to arrive.

@@ -52,6 +52,7 @@ const llvm::StringRef kKnownKeys[] = {
     "model-shared-bus", "collective-protocol", "all-reduce-auto", "ll-max-bandwidth", "custom-all-reduce-max",
     "custom-all-reduce-max-two-ranks", "custom-all-reduce-one-shot-four-ranks", "custom-all-reduce-one-shot",
     "custom-all-reduce-start", "custom-all-reduce-start-per-peer", "custom-all-reduce-bandwidth",
+    "nvls-bandwidth",
     // read by Astra-Sim, not by us (docs/runtime.md)
     "scheduling-policy", "collective-optimization", "intra-dimension-scheduling",
     "inter-dimension-scheduling", "boost-mode", "trace-enabled", "replay-only", "track-local-mem",
@@ -133,6 +134,9 @@ llvm::Expected<SystemConfig> fromJson(const std::string &path, const llvm::json:
   auto rate = positive(path, *o, "custom-all-reduce-bandwidth", 1e6); // GB/s, as ll-max-bandwidth
   if (!rate) return rate.takeError();
   cfg.customAllReduce.bytesPerNs = *rate;
+  auto nvls = positive(path, *o, "nvls-bandwidth", 1e6); // GB/s, as ll-max-bandwidth
+  if (!nvls) return nvls.takeError();
+  cfg.nvlsBytesPerNs = *nvls;
   cfg.splits = int(*splits);
   // As many slots as a collective can have chunks is no limit (how the
   // writer says it to Astra-Sim).
@@ -222,6 +226,7 @@ std::string writeSystemConfigJson(const SystemConfig &cfg) {
     if (c.any() && c.startNs > 0) j.attribute("custom-all-reduce-start", int64_t(c.startNs));
     if (c.any() && c.startPerPeerNs > 0) j.attribute("custom-all-reduce-start-per-peer", int64_t(c.startPerPeerNs));
     if (c.any() && c.bytesPerNs > 0) j.attribute("custom-all-reduce-bandwidth", c.bytesPerNs);
+    if (cfg.nvlsBytesPerNs > 0) j.attribute("nvls-bandwidth", cfg.nvlsBytesPerNs);
     j.attribute("roofline-enabled", cfg.roofline ? 1 : 0);
     if (cfg.roofline)
       j.attribute("peak-perf", cfg.peakFlopsPerNs * 1e9 / 1e12);

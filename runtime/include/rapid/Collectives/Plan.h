@@ -34,6 +34,10 @@
 //   same over reversed positions, so for even p every position is internal
 //   in one tree and a leaf in the other, the property that lets two trees
 //   share the links evenly.
+//   NVLS (all-reduce only, one phase inside a switch that reduces and
+//   multicasts): each member's link to the switch carries B(1 + 1/p) each
+//   way (its whole buffer up to be reduced, its reduced share up to be
+//   multicast, and the same down), one step, B(1 + 1/p)/(p-1) to each peer.
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -48,11 +52,13 @@
 
 namespace rapid::coll {
 
-enum class Algorithm : uint8_t { Ring, Direct, HalvingDoubling, DoubleBinaryTree, OneShot };
+enum class Algorithm : uint8_t { Ring, Direct, HalvingDoubling, DoubleBinaryTree, OneShot, Nvls };
 enum class PhaseOp : uint8_t { ReduceScatter, AllGather, AllToAll, AllReduce };
 /// How a step picks peers among the p positions of its phase.
 enum class Pattern : uint8_t { Next, All, Partner, TreeGather, TreeUp, TreeDown };
 
+/// The names a system file's *-implementation lists take (not NVLS, which
+/// only nvls-bandwidth turns on: it needs the switch's rate).
 bool parseAlgorithm(const std::string &name, Algorithm &out);
 const char *algorithmName(Algorithm a);
 

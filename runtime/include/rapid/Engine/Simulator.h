@@ -232,6 +232,9 @@ private:
   void setProtocol(Instance &inst, const trace::TraceNode &n) const;
   double slowestLink(const Instance &inst) const;
   void chooseAllReduceTree(Instance &inst, const std::vector<std::vector<int>> &dims, int groupSize) const;
+  void chooseNvls(Instance &inst, const std::vector<std::vector<int>> &dims, int groupSize, size_t members) const;
+  static bool isNvls(const coll::Plan &plan);
+  double nvlsWireScale() const;
   void runChunk(uint32_t inst, uint32_t member, uint32_t chunk);
   void finishChunk(uint32_t inst, uint32_t member);
   void sendStep(uint32_t inst, uint32_t member, uint32_t chunk, uint32_t step);

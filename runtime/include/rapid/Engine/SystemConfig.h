@@ -21,6 +21,10 @@
 //       "Simple" or "auto": NCCL's protocol costs on every collective
 //       (Protocol.h); "ll-max-bandwidth" (GB/s, rapid's own): the most bus
 //       bandwidth the LL protocol reaches (NCCL's per-architecture cap)
+//   "nvls-bandwidth" (GB/s, rapid's own): the first dimension's switch
+//       reduces and multicasts, and an all-reduce of more than two members
+//       inside it runs NCCL's NVLS algorithm where NCCL's rule estimates it
+//       faster, each member's data moving at this rate (docs/runtime.md)
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -47,6 +51,7 @@ struct SystemConfig {
   uint32_t allReduceAuto = 0;
   double llMaxBytesPerNs = 0; ///< ll-max-bandwidth; 0: LL's half of the link only
   coll::CustomAllReduce customAllReduce; ///< custom-all-reduce-*: the engine's kernels, by size
+  double nvlsBytesPerNs = 0; ///< nvls-bandwidth; 0: no NVLS
   bool roofline = false;
   double peakFlopsPerNs = 0; ///< from peak-perf
   double memBytesPerNs = 0;  ///< from local-mem-bw, for the roofline
