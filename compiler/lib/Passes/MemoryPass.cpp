@@ -8,7 +8,7 @@
 // gathered layers). Activations are allocated when a layer's forward starts
 // and freed when its backward ends, in the order the schedule runs them.
 // Communication buffers: NCCL's NVLS buffers on every communicator a stage
-// runs collectives on (docs/model.md, memory).
+// runs collectives on (docs/memory.md).
 //===----------------------------------------------------------------------===//
 #include "rapid/Passes/Memory.h"
 #include "rapid/Passes/Pipeline.h"

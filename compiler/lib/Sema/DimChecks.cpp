@@ -100,8 +100,8 @@ void Sema::checkSameNode(const DimensionSpec &d, const Record::Dim &written, con
 }
 
 /// NVLink SHARP is a property of the node's switch: NCCL sets up NVLS
-/// among a node's GPUs only, so the memory pass reads it on the first
-/// dimension and nowhere else.
+/// among a node's GPUs only, so the memory pass and rapid-sim read it on
+/// the first dimension and nowhere else.
 void Sema::checkMulticast(const DimensionSpec &d, const Record::Dim &written, const TopologySpec &t) {
   if (d.multicast.value() == 0) return;
   if (d.kind != net::DimKind::Switch)
