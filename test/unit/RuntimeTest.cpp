@@ -204,6 +204,25 @@ TEST(Plan, StepCountsAndBytes) {
   EXPECT_TRUE(coll::planCollective(trace::CollKind::AllReduce, 8, {{4}}, ~0u, 1, ring).steps.empty());
 }
 
+TEST(Plan, NvlsIsOneStepOfBufferAndShareThroughTheSwitch) {
+  // Each member's link carries B(1 + 1/p) each way: (p - 1) messages of
+  // B(1 + 1/p)/(p - 1), reduced as they arrive, in one all-reduce phase.
+  coll::AlgorithmTable nvls;
+  nvls.perKind[0] = {coll::Algorithm::Nvls};
+  auto ar = coll::planCollective(trace::CollKind::AllReduce, 800, {{8}}, ~0u, 0, nvls);
+  ASSERT_EQ(ar.phases.size(), 1u);
+  EXPECT_EQ(ar.phases[0].op, coll::PhaseOp::AllReduce);
+  ASSERT_EQ(ar.steps.size(), 1u);
+  EXPECT_EQ(ar.steps[0].pattern, coll::Pattern::All);
+  EXPECT_EQ(ar.steps[0].expected, 7u);
+  EXPECT_DOUBLE_EQ(ar.steps[0].bytes * 7, 900);
+  EXPECT_TRUE(coll::reducesInput(ar, 0));
+  EXPECT_STREQ(coll::algorithmName(coll::Algorithm::Nvls), "nvls");
+  // Not a name a system file's implementation lists take: it needs the rate.
+  coll::Algorithm a;
+  EXPECT_FALSE(coll::parseAlgorithm("nvls", a));
+}
+
 TEST(Plan, PhasesKnowTheirQueueAndWhereTheEndpointWorks) {
   coll::AlgorithmTable ring;
   // Ring(4) x Ring(2): RS d0 (3 steps), RS d1 (1), AG d1 (1), AG d0 (3).
