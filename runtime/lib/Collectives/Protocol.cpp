@@ -11,6 +11,9 @@
 // per GPU architecture (llMaxBws: 39 GB/s of bus bandwidth on Volta, 87.7
 // on Ampere, 141 on Hopper in one node), which the system's
 // ll-max-bandwidth carries; NCCL's per-channel LL128 caps are not modelled.
+// NVLS (NVLink SHARP) has one protocol, Simple, and its own latency in that
+// model: 25 us over NVLink for the whole operation, no base (hwLat's NVLS
+// entry; nvlsCost).
 //===----------------------------------------------------------------------===//
 
 #include "rapid/Collectives/Protocol.h"
@@ -90,12 +93,17 @@ static int treeDepth(int p) {
   return depth;
 }
 
+ProtocolCost nvlsCost() { return {0, 25000, 1.0}; }
+
 double estimateNs(Protocol p, const Plan &plan, uint32_t chunks, double bytesPerNs, double llMaxBytesPerNs,
                   double hopNs) {
   if (p == Protocol::Auto)
     return cheapest([&](Protocol q) { return estimateNs(q, plan, chunks, bytesPerNs, llMaxBytesPerNs, hopNs); })
         .second;
-  ProtocolCost c = protocolCost(p, bytesPerNs, llMaxBytesPerNs);
+  return estimateNs(protocolCost(p, bytesPerNs, llMaxBytesPerNs), plan, chunks, bytesPerNs, hopNs);
+}
+
+double estimateNs(const ProtocolCost &c, const Plan &plan, uint32_t chunks, double bytesPerNs, double hopNs) {
   double perByte = bytesPerNs > 0 ? c.wireScale / bytesPerNs : 0;
   double step = std::max(c.stepNs, hopNs), ns = c.baseNs;
   for (const Step &st : plan.steps) {

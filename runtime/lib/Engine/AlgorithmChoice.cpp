@@ -58,8 +58,8 @@ double Simulator::nvlsWireScale() const {
 /// nvls-bandwidth: an all-reduce of more than two members, all inside the
 /// first dimension (NCCL sets NVLS up among one NVLink domain's GPUs, and for
 /// more than two), runs NVLS where NCCL's rule estimates it faster than the
-/// plan it has (with NVLS's one protocol, Simple, at its own rate, against
-/// the plan's protocol choice at the link's).
+/// plan it has (with NVLS's own latency, coll::nvlsCost, at its own rate,
+/// against the plan's protocol choice at the link's).
 void Simulator::chooseNvls(Instance &inst, const std::vector<std::vector<int>> &dims, int groupSize,
                            size_t members) const {
   const net::Topology &topo = net_.topology();
@@ -74,9 +74,9 @@ void Simulator::chooseNvls(Instance &inst, const std::vector<std::vector<int>> &
   const net::DimSpec &spec = topo.spec().dims[0];
   double link = slowestLink(inst), llMax = opts_.system.llMaxBytesPerNs, hop = 2 * spec.latency.value() * 1e9;
   coll::Protocol p = opts_.system.protocol;
-  coll::Protocol simple = p == coll::Protocol::None ? p : coll::Protocol::Simple;
+  coll::ProtocolCost nvlsCost = p == coll::Protocol::None ? coll::ProtocolCost{} : coll::nvlsCost();
   double rate = std::min(link, opts_.system.nvlsBytesPerNs);
-  if (coll::estimateNs(simple, alt, inst.chunks, rate, llMax, hop) < coll::estimateNs(p, inst.plan, inst.chunks, link, llMax, hop))
+  if (coll::estimateNs(nvlsCost, alt, inst.chunks, rate, hop) < coll::estimateNs(p, inst.plan, inst.chunks, link, llMax, hop))
     inst.plan = std::move(alt);
 }
 

@@ -119,10 +119,11 @@ void Simulator::setProtocol(Instance &inst, const TraceNode &n) const {
     return;
   double slowest = slowestLink(inst);
   double llMax = opts_.system.llMaxBytesPerNs;
-  // NCCL runs NVLS with its Simple protocol only.
-  coll::Protocol p = nvls ? coll::Protocol::Simple
-                          : coll::chooseProtocol(opts_.system.protocol, inst.plan, inst.chunks, slowest, llMax);
-  coll::ProtocolCost c = coll::protocolCost(p, slowest, llMax);
+  // NVLS has one protocol and its own latency (coll::nvlsCost).
+  coll::ProtocolCost c = nvls ? coll::nvlsCost()
+                              : coll::protocolCost(coll::chooseProtocol(opts_.system.protocol, inst.plan, inst.chunks,
+                                                                        slowest, llMax),
+                                                   slowest, llMax);
   inst.protoBasePs = timeFromPs(c.baseNs * 1000);
   inst.protoStepPs = timeFromPs(c.stepNs * 1000);
   inst.wireScale *= c.wireScale;

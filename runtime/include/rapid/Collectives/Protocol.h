@@ -49,6 +49,14 @@ ProtocolCost protocolCost(Protocol p, double bytesPerNs = 0, double llMaxBytesPe
 /// link moves `bytesPerNs`; a concrete protocol is returned as it is.
 Protocol chooseProtocol(Protocol p, const Plan &plan, uint32_t chunks, double bytesPerNs, double llMaxBytesPerNs = 0);
 
+/// NVLS's costs in NCCL's tuning model: no base, one latency of 25 us over
+/// NVLink for the whole operation (tuning.cc hwLat, NVLS with Simple, its
+/// only protocol), plain bytes on the wire.
+ProtocolCost nvlsCost();
+
+/// estimateNs (below) with a protocol's costs given.
+double estimateNs(const ProtocolCost &c, const Plan &plan, uint32_t chunks, double bytesPerNs, double hopNs);
+
 /// NCCL's rule for choosing an algorithm (the least estimated latency plus
 /// bytes over bandwidth, tuning.cc) applied to one of our plans: base, then
 /// each step's latency (the protocol's handshake or the path's `hopNs`,
