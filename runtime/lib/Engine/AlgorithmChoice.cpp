@@ -48,13 +48,6 @@ bool Simulator::isNvls(const coll::Plan &plan) {
   return !plan.phases.empty() && plan.phases.back().algo == coll::Algorithm::Nvls;
 }
 
-/// NVLS moves each member's data at nvls-bandwidth: on a faster link its
-/// wire bytes grow by the link's rate over it, as the custom kernels' do.
-double Simulator::nvlsWireScale() const {
-  double link = net_.topology().spec().dims[0].bandwidth.value() / 1e9;
-  return std::max(1.0, link / opts_.system.nvlsBytesPerNs);
-}
-
 /// nvls-bandwidth: an all-reduce of more than two members, all inside the
 /// first dimension (NCCL sets NVLS up among one NVLink domain's GPUs, and for
 /// more than two), runs NVLS where NCCL's rule estimates it faster than the
@@ -63,9 +56,8 @@ double Simulator::nvlsWireScale() const {
 void Simulator::chooseNvls(Instance &inst, const std::vector<std::vector<int>> &dims, int groupSize,
                            size_t members) const {
   const net::Topology &topo = net_.topology();
-  if (members <= 2 || topo.spec().dims[0].kind != net::DimKind::Switch) return;
-  for (int d = 1; d < int(dims.size()) && d < 32; ++d)
-    if ((inst.involved >> d & 1) && topo.dimSize(d) > 1) return;
+  if (members <= 2 || topo.spec().dims[0].kind != net::DimKind::Switch || !insideFirstDimension(inst.involved, topo))
+    return;
   coll::AlgorithmTable nvls;
   nvls.perKind[0] = {coll::Algorithm::Nvls};
   double chunkBytes = double(inst.commSize) / inst.chunks;

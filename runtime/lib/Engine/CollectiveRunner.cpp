@@ -22,14 +22,24 @@ namespace rapid::engine {
 
 using trace::TraceNode;
 
+bool Simulator::insideFirstDimension(uint32_t involved, const net::Topology &topo) {
+  for (int d = 1; d < int(topo.spec().dims.size()) && d < 32; ++d)
+    if ((involved >> d & 1) && topo.dimSize(d) > 1) return false;
+  return true;
+}
+
+double Simulator::firstDimensionWireScale(double bytesPerNs) const {
+  double link = net_.topology().spec().dims[0].bandwidth.value() / 1e9;
+  return bytesPerNs > 0 && bytesPerNs < link ? link / bytesPerNs : 1;
+}
+
 /// The engine's own all-reduce kernels (custom-all-reduce-*) take an
 /// all-reduce of at most their size whose members lie in the first network
 /// dimension (one NVLink node); anything else is NCCL's.
 static std::optional<coll::Algorithm> engineKernel(const coll::CustomAllReduce &c, const TraceNode &n, uint32_t involved,
                                                    const net::Topology &topo, size_t members) {
-  if (!c.any() || n.coll() != trace::CollKind::AllReduce) return std::nullopt;
-  for (int d = 1; d < int(topo.spec().dims.size()) && d < 32; ++d)
-    if ((involved >> d & 1) && topo.dimSize(d) > 1) return std::nullopt;
+  if (!c.any() || n.coll() != trace::CollKind::AllReduce || !Simulator::insideFirstDimension(involved, topo))
+    return std::nullopt;
   return coll::customAllReduce(c, double(n.commSize), int(members));
 }
 
@@ -94,8 +104,7 @@ void Simulator::createInstance(Instance &inst, uint32_t r, const TraceNode &n) {
 void Simulator::setEngineKernelCosts(Instance &inst, int peers) const {
   const coll::CustomAllReduce &c = opts_.system.customAllReduce;
   inst.protoBasePs = timeFromPs((c.startNs + c.startPerPeerNs * peers) * 1000);
-  double link = net_.topology().spec().dims[0].bandwidth.value() / 1e9;
-  if (c.bytesPerNs > 0 && c.bytesPerNs < link) inst.wireScale = link / c.bytesPerNs;
+  inst.wireScale = firstDimensionWireScale(c.bytesPerNs);
 }
 
 /// Bytes per ns of the slowest link among the dimensions it involves.
@@ -114,7 +123,7 @@ double Simulator::slowestLink(const Instance &inst) const {
 /// picks given the slowest link among the dimensions it involves.
 void Simulator::setProtocol(Instance &inst, const TraceNode &n) const {
   bool nvls = isNvls(inst.plan);
-  if (nvls) inst.wireScale = nvlsWireScale();
+  if (nvls) inst.wireScale = firstDimensionWireScale(opts_.system.nvlsBytesPerNs);
   if (opts_.system.protocol == coll::Protocol::None)
     return;
   double slowest = slowestLink(inst);

@@ -88,6 +88,9 @@ public:
   Simulator(const trace::Workload &w, net::Network &net, const coll::CommGroups &groups,
             SimOptions opts);
   llvm::Expected<SimResult> run();
+  /// Whether a collective involving these dimensions (bits) keeps to the
+  /// first one, a node's NVLink: where the engine's own kernels and NVLS run.
+  static bool insideFirstDimension(uint32_t involved, const net::Topology &topo);
 
 private:
   /// MemberStart: a member's chunks start walking once its collective's
@@ -234,7 +237,10 @@ private:
   void chooseAllReduceTree(Instance &inst, const std::vector<std::vector<int>> &dims, int groupSize) const;
   void chooseNvls(Instance &inst, const std::vector<std::vector<int>> &dims, int groupSize, size_t members) const;
   static bool isNvls(const coll::Plan &plan);
-  double nvlsWireScale() const;
+  /// Wire bytes per byte for data a few kernels move at `bytesPerNs` over
+  /// the first dimension's links (the custom all-reduce's, NVLS's): the
+  /// link's rate over theirs where theirs is below it, else 1.
+  double firstDimensionWireScale(double bytesPerNs) const;
   void runChunk(uint32_t inst, uint32_t member, uint32_t chunk);
   void finishChunk(uint32_t inst, uint32_t member);
   void sendStep(uint32_t inst, uint32_t member, uint32_t chunk, uint32_t step);
