@@ -55,6 +55,13 @@ double seconds(const GpuSpec &g, const ShapedOp &op) {
 
 } // namespace
 
+double modelSeconds(const GpuSpec &g, const ShapedOp &op) {
+  double t = op.kind == ShapedOp::Kind::Attention
+                 ? seconds(g, op)
+                 : seconds(g, cost::GemmShape{op.m, op.k, op.n, op.batch, dtypeOf(op.type)});
+  return t > 0 && std::isfinite(t) ? t : 0;
+}
+
 DeviceScale gpuScale(const GpuSpec &fromGpu, const GpuSpec &toGpu) {
   // A profiled iteration keeps the tensor cores busy: both GPUs at the clock
   // their power limits hold there (Cost/Power.h), as kernel tables are costed.
@@ -73,23 +80,15 @@ DeviceScale gpuScale(const GpuSpec &fromGpu, const GpuSpec &toGpu) {
     default: return 1.0;
     }
     if (isNcclKernel(name)) return 1.0;
-    if (e.op >= 0) {
-      const ShapedOp &op = trace.ops[e.op];
-      double a = 0, b = 0;
-      if (op.kind == ShapedOp::Kind::Attention) {
-        a = seconds(f, op), b = seconds(t, op);
-      } else {
-        cost::GemmShape s{op.m, op.k, op.n, op.batch, dtypeOf(op.type)};
-        a = seconds(f, s), b = seconds(t, s);
-      }
-      if (a > 0 && b > 0 && std::isfinite(a) && std::isfinite(b)) return b / a;
-    }
+    if (e.op >= 0)
+      if (double a = modelSeconds(f, trace.ops[e.op]), b = modelSeconds(t, trace.ops[e.op]); a > 0 && b > 0)
+        return b / a;
     return tensorCoreLike(name) ? gemmRatio : hbm;
   };
 }
 
-llvm::Expected<DeviceScale> gpuScale(const std::string &from, const std::string &to,
-                                     const std::vector<std::string> &imports, const std::string &stdlibDir) {
+llvm::Expected<GpuSpec> gpuByName(const std::string &name, const std::vector<std::string> &imports,
+                                  const std::string &stdlibDir) {
   llvm::SourceMgr sm;
   DiagnosticEngine diags(sm);
   diags.setToolName("rapid-trace");
@@ -98,10 +97,18 @@ llvm::Expected<DeviceScale> gpuScale(const std::string &from, const std::string 
   std::vector<std::string> all;
   if (llvm::sys::fs::exists(stdlibDir + "/gpus.rapid")) all.push_back("std.gpus");
   all.insert(all.end(), imports.begin(), imports.end());
-  std::optional<GpuSpec> f = resolveGpu(from, all, so, diags), t = resolveGpu(to, all, so, diags);
-  if (!f || !t || diags.hasErrors())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   fmt::format("cannot resolve gpu '{}' and '{}' (see above)", from, to));
+  std::optional<GpuSpec> g = resolveGpu(name, all, so, diags);
+  if (!g || diags.hasErrors())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), fmt::format("cannot resolve gpu '{}' (see above)", name));
+  return *g;
+}
+
+llvm::Expected<DeviceScale> gpuScale(const std::string &from, const std::string &to,
+                                     const std::vector<std::string> &imports, const std::string &stdlibDir) {
+  auto f = gpuByName(from, imports, stdlibDir);
+  if (!f) return f.takeError();
+  auto t = gpuByName(to, imports, stdlibDir);
+  if (!t) return t.takeError();
   return gpuScale(*f, *t);
 }
 

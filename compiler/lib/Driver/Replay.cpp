@@ -13,6 +13,7 @@
 #include "Workload.h"
 
 #include "rapid/Driver/GpuScale.h"
+#include "rapid/Driver/TensorParallel.h"
 #include "rapid/Emit/RuntimeInputs.h"
 #include "rapid/Profile/Replay.h"
 
@@ -36,12 +37,20 @@ llvm::Expected<RunResult> runReplay(const ExperimentPoint &point, unsigned jobs)
     if (!item.trim().empty()) dataParallel.push_back(item.trim().str());
     rest = tail;
   }
+  if (spec.tensorParallel && point.profiledGpu)
+    if (llvm::Error e = profile::reshardTensorParallel(*set, int(spec.tensorParallel), *point.profiledGpu))
+      return std::move(e);
   if (spec.weakScaling && int64_t(set->ranks.size()) != point.network.gpus)
     if (llvm::Error e =
             profile::scaleWorld(*set, int(std::min<int64_t>(point.network.gpus, INT32_MAX)), dataParallel))
       return llvm::createStringError(fmt::format("network '{}' has {} GPUs for a trace of {} ranks: {}",
                                                  point.network.name, point.network.gpus, set->profiledWorld,
                                                  llvm::toString(std::move(e))));
+  if (spec.tensorParallel && spec.tensorParallel != point.network.gpus)
+    return llvm::createStringError(fmt::format("replay.tensor_parallel = {} runs the job on {} ranks, but network '{}' "
+                                               "has {} GPUs",
+                                               spec.tensorParallel, spec.tensorParallel, point.network.name,
+                                               point.network.gpus));
   if (int64_t(set->ranks.size()) != point.network.gpus)
     return llvm::createStringError(fmt::format("the trace has {} ranks but network '{}' has {} GPUs{}",
                                                set->ranks.size(), point.network.name, point.network.gpus,

@@ -290,6 +290,15 @@ struct Checker {
     if (!r.dataParallel.empty() && !r.weakScaling)
       fail("replay.data_parallel", "data-parallel groups grow with a weak-scaled world; set replay.weak_scaling = on "
            "or leave data_parallel empty");
+    if (r.tensorParallel && r.collectives == ReplayCollectives::Measured)
+      fail("replay.tensor_parallel", "a re-sharded replay runs collectives over other ranks than were profiled, "
+           "which have no measured time; set replay.collectives = network");
+    if (r.tensorParallel && !p.profiledGpu)
+      fail("replay.tensor_parallel", "a re-sharded replay re-costs the sharded kernels on the GPU the profile ran "
+           "on; name it: replay.profiled_gpu = \"GPU\"");
+    if (r.tensorParallel && r.weakScaling)
+      fail("replay.tensor_parallel", "a re-sharded replay is not weak-scaled too (yet); set replay.weak_scaling = "
+           "off");
     if (p.faults && r.collectives == ReplayCollectives::Measured)
       fail("faults", "fault set '{}' acts on the network, but this replay keeps every collective's profiled time; set "
            "replay.collectives = network", p.faults->name);

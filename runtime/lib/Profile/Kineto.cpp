@@ -17,6 +17,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 #include <zlib.h>
@@ -96,6 +97,18 @@ int64_t intOr(const Object *o, llvm::StringRef key, int64_t dflt) {
 }
 
 bool isStep(llvm::StringRef name) { return name.starts_with("ProfilerStep#"); }
+
+/// Megatron-LM's tensor-parallel autograd functions by their cpu_op names
+/// (megatron/core/tensor_parallel/{layers,mappings,cross_entropy}.py).
+std::optional<TpMarker::Kind> tpMarkerKind(llvm::StringRef name) {
+  using K = TpMarker::Kind;
+  if (name == "LinearWithGradAccumulationAndAsyncCommunication") return K::Linear;
+  if (name == "_ReduceFromModelParallelRegion") return K::Reduce;
+  if (name == "_VocabParallelCrossEntropy") return K::VocabCrossEntropy;
+  if (name.ends_with("SequenceParallelRegion")) return K::SequenceParallel;
+  if (name.starts_with("autograd::engine::evaluate_function")) return K::Backward;
+  return std::nullopt;
+}
 
 /// Spans on host threads and what each stands for: for a call, the
 /// innermost span holding it, the one starting last among those that do.
@@ -286,6 +299,9 @@ private:
         t.ops.push_back(std::move(*op));
         return llvm::Error::success();
       }
+    if (inStep && cat == "cpu_op")
+      if (auto kind = tpMarkerKind(name)) // read by a what-if only: still counted as not used
+        t.tpMarkers.push_back({*kind, intOr(o, "tid", 0), e.startNs, e.endNs()});
     if (!inStep || !(runtime || annotation)) {
       skip(inStep || isStep(name) ? cat : "host event outside the step");
       return llvm::Error::success();
@@ -303,6 +319,8 @@ private:
   /// collective's when a record_param_comms naming it does (unless the
   /// kernel's own args named it).
   void keepLaunched() {
+    std::sort(t.tpMarkers.begin(), t.tpMarkers.end(),
+              [](const TpMarker &a, const TpMarker &b) { return std::tie(a.lane, a.startNs) < std::tie(b.lane, b.startNs); });
     std::sort(t.ops.begin(), t.ops.end(),
               [](const ShapedOp &a, const ShapedOp &b) { return std::tie(a.lane, a.startNs) < std::tie(b.lane, b.startNs); });
     Spans ops, comms;

@@ -295,7 +295,8 @@ llvm::Expected<ReplayResult> buildReplay(const TraceSet &set, const ReplayOption
     ExecGraph &g = r.graphs.back();
     for (GraphNode &n : g.nodes) {
       if (n.role == Role::Kernel || n.role == Role::Copy || n.role == Role::Set) {
-        double f = opts.kernelScale * (opts.deviceScale ? opts.deviceScale(t, t.device[n.device]) : 1.0);
+        double f = opts.kernelScale * (opts.deviceScale ? opts.deviceScale(t, t.device[n.device]) : 1.0) *
+                   (t.deviceFactor.empty() ? 1.0 : t.deviceFactor[size_t(n.device)]);
         f = std::isfinite(f) ? std::clamp(f, 1e-6, 1e6) : 1.0; // a time stays a time, however odd the GPUs
         n.node.rapidTimeNs = std::llround(double(n.node.rapidTimeNs) * f);
       }
@@ -307,10 +308,11 @@ llvm::Expected<ReplayResult> buildReplay(const TraceSet &set, const ReplayOption
     r.threads = std::max(r.threads, int(g.threads.size()));
   }
   r.simulatedCollectives = opts.network.has_value();
-  if (int(set.ranks.size()) > set.profiledWorld && !r.simulatedCollectives)
-    return error(fmt::format("{} ranks run a profile of {}: a collective over more ranks than profiled has no "
+  if (int(set.ranks.size()) != set.profiledWorld && !r.simulatedCollectives)
+    return error(fmt::format("{} ranks run a profile of {}: a collective over {} ranks than profiled has no "
                              "measured time; re-simulate the collectives on a network of {} ranks",
-                             set.ranks.size(), set.profiledWorld, set.ranks.size()));
+                             set.ranks.size(), set.profiledWorld,
+                             int(set.ranks.size()) > set.profiledWorld ? "more" : "fewer", set.ranks.size()));
   if (auto err = matchCollectives(set, r.simulatedCollectives, r)) return err;
   if (auto err = matchPeers(set, r.simulatedCollectives, r)) return err;
   r.peerToPeer -= 2 * r.peersMatched;

@@ -53,8 +53,8 @@ static std::vector<CollectiveGroup> collectiveGroups(const ReplayResult &r) {
 /// Over the profiled ranks (copies of them would count them again).
 static std::map<std::string, uint64_t> skipped(const TraceSet &set) {
   std::map<std::string, uint64_t> all;
-  for (int r = 0; r < set.profiledWorld; ++r)
-    for (const auto &[what, n] : set.ranks[size_t(r)].skipped) all[what] += n;
+  for (size_t r = 0; r < std::min(size_t(set.profiledWorld), set.ranks.size()); ++r)
+    for (const auto &[what, n] : set.ranks[r].skipped) all[what] += n;
   return all;
 }
 
@@ -73,6 +73,11 @@ static void printJson(const TraceSet &set, const ReplayResult &r, llvm::raw_ostr
     j.attribute("step", set.ranks.front().step);
     j.attribute("ranks", int64_t(set.ranks.size()));
     j.attribute("profiled_ranks", int64_t(set.profiledWorld));
+    if (set.tensorParallel) j.attribute("tensor_parallel", int64_t(set.tensorParallel));
+    if (!set.whatIfs.empty())
+      j.attributeArray("what_if", [&] {
+        for (const std::string &w : set.whatIfs) j.value(w);
+      });
     j.attribute("collectives", int64_t(r.collectives));
     j.attribute("collectives_simulated", r.simulatedCollectives);
     j.attribute("collectives_profiled_s", double(r.collectiveProfiledNs) / 1e9);
@@ -176,10 +181,13 @@ void printReplay(const TraceSet &set, const ReplayResult &r, bool json, llvm::ra
     kernels += g.kernels, copies += g.copies, memsets += g.memsets, nodes += g.nodes.size();
   os << fmt::format("replay of {}: {} ranks ({}{}{}), {}{}\n", set.source, set.ranks.size(),
                     t0.backend.empty() ? "no backend" : t0.backend, t0.gpu.empty() ? "" : ", ", t0.gpu, t0.step,
-                    int(set.ranks.size()) > set.profiledWorld
+                    set.tensorParallel ? fmt::format("; the tensor-parallel group of {} re-sharded to {}",
+                                                     set.profiledWorld, set.tensorParallel)
+                    : int(set.ranks.size()) > set.profiledWorld
                         ? fmt::format("; the {} profiled ranks scaled to {}, rank r running rank r mod {}",
                                       set.profiledWorld, set.ranks.size(), set.profiledWorld)
                         : "");
+  for (const std::string &w : set.whatIfs) os << "what-if: " << w << "\n";
   os << fmt::format("graph: {} nodes; {} kernels, {} copies, {} memsets; {} collectives matched across ranks "
                     "({}), {} point-to-point kernels replayed as measured{}\n",
                     nodes, kernels, copies, memsets, r.collectives,

@@ -321,4 +321,40 @@ llvm::Error scaleWorld(TraceSet &set, int world, llvm::ArrayRef<std::string> dat
   return llvm::Error::success();
 }
 
+llvm::Error reshardWorld(TraceSet &set, int tp) {
+  int w = int(set.ranks.size());
+  if (w != set.profiledWorld || set.tensorParallel)
+    return error("a tensor-parallel what-if of a job scaled or re-sharded already");
+  if (tp < 1 || tp > kMaxScaledWorld)
+    return error(fmt::format("tensor-parallel degree {}: it must be 1 to {}", tp, kMaxScaledWorld));
+  if (auto err = unnamedSpanWorld(set)) return err;
+  for (const auto &[key, desc] : namedGroups(set))
+    if (int(key.second.size()) != w)
+      return error(fmt::format("{}: process group '{}' ({}) has {} of the {} ranks: the tensor-parallel what-if "
+                               "takes the profiled world as one tensor-parallel group, and a job with other groups "
+                               "is not derivable yet",
+                               set.source, key.first, desc, key.second.size(), w));
+  for (const KinetoTrace &t : set.ranks)
+    for (const CommInfo &c : t.comms)
+      if (c.peer >= 0)
+        return error(fmt::format("{}: a send or receive between ranks {} and {}: pipeline stages, which the "
+                                 "tensor-parallel what-if does not re-shard",
+                                 t.file, t.rank, c.peer));
+  if (tp < w) set.ranks.resize(size_t(tp));
+  for (int r = w; r < tp; ++r) {
+    KinetoTrace copy = set.ranks[size_t(r % w)];
+    copy.rank = r;
+    set.ranks.push_back(std::move(copy));
+  }
+  std::vector<int> all(static_cast<size_t>(tp));
+  for (int r = 0; r < tp; ++r) all[size_t(r)] = r;
+  for (KinetoTrace &t : set.ranks) {
+    t.worldSize = tp;
+    for (ProcessGroup &g : t.groups)
+      if (!g.ranks.empty()) g.ranks = all;
+  }
+  set.tensorParallel = tp;
+  return llvm::Error::success();
+}
+
 } // namespace rapid::profile

@@ -5,6 +5,7 @@
 //                             [--network net.json [--faults f.json] [--system s.json]
 //                              [--protocol auto|LL|LL128|Simple|none]]
 //                             [--world N [--data-parallel GROUP,...]]
+//                             [--tensor-parallel N --profiled-gpu FROM]
 //                             [--format text|json] [--timeline out.json]
 //
 // rapid-trace convert DIR|FILE -o OUT [the same options but --format/--timeline]
@@ -13,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rapid/Driver/GpuScale.h"
+#include "rapid/Driver/TensorParallel.h"
 #include "rapid/Network/NetworkConfig.h"
 #include "rapid/Profile/Replay.h"
 #include "rapid/Trace/NodeWriter.h"
@@ -69,6 +71,11 @@ static cl::list<std::string> dataParallel(
     cl::desc("with --world: the process groups (by description or name, comma-separated) that are data parallel "
              "and grow with the world; the profile's other groups smaller than its world are copied with the job"),
     cl::value_desc("group,..."), cl::CommaSeparated, cl::sub(replayCmd), cl::sub(convertCmd));
+static cl::opt<int> tensorParallel(
+    "tensor-parallel",
+    cl::desc("run a Megatron-LM forward pass profiled as one tensor-parallel group at this degree on as many ranks: "
+             "sharded kernels re-costed on --profiled-gpu, collectives re-simulated (needs --network)"),
+    cl::value_desc("ranks"), cl::init(0), cl::sub(replayCmd), cl::sub(convertCmd));
 static cl::opt<std::string> outFormat("format", cl::desc("text (default) or json"), cl::init("text"),
                                       cl::sub(replayCmd));
 static cl::opt<std::string> outDir("o", cl::desc("folder for the Chakra traces"), cl::value_desc("dir"),
@@ -98,9 +105,17 @@ static std::pair<profile::TraceSet, profile::ReplayOptions> load() {
   if (world.getNumOccurrences())
     if (Error e = profile::scaleWorld(set, world, std::vector<std::string>(dataParallel.begin(), dataParallel.end())))
       die(toString(std::move(e)));
+  if (tensorParallel.getNumOccurrences()) {
+    if (world.getNumOccurrences()) die("--tensor-parallel and --world do not go together yet");
+    if (profiledGpu.empty()) die("--tensor-parallel needs --profiled-gpu: the sharded kernels are re-costed there");
+    if (Error e = profile::reshardTensorParallel(set, tensorParallel, profiledGpu, {imports.begin(), imports.end()},
+                                                 stdlibDir))
+      die(toString(std::move(e)));
+  }
   if (network.empty() && (!faults.empty() || !system_.empty() || !protocol.empty()))
     die("--faults, --system and --protocol need --network");
-  if (gpu.empty() != profiledGpu.empty()) die("--gpu and --profiled-gpu go together");
+  if (gpu.empty() != profiledGpu.empty() && !tensorParallel.getNumOccurrences())
+    die("--gpu and --profiled-gpu go together");
   profile::ReplayOptions opts;
   opts.profiledStarts = start == "profiled";
   opts.kernelScale = kernelScale;

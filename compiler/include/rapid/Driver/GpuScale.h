@@ -27,8 +27,17 @@ namespace rapid::profile {
 
 using DeviceScale = std::function<double(const KinetoTrace &, const Event &)>;
 
+/// rapid's time for a shaped op (a matrix multiply, or a fused attention
+/// as the GPU runs its backend's kernel) on `g`; 0 where the model has none.
+double modelSeconds(const GpuSpec &g, const ShapedOp &op);
+
 /// The factors from `from` to `to`.
 DeviceScale gpuScale(const GpuSpec &from, const GpuSpec &to);
+
+/// A gpu declaration by name (std.gpus and `imports`), or an error after the
+/// front end's diagnostics on stderr.
+llvm::Expected<GpuSpec> gpuByName(const std::string &name, const std::vector<std::string> &imports,
+                                  const std::string &stdlibDir);
 
 /// The same for gpu declarations by name (std.gpus and `imports`), or an
 /// error after the front end's diagnostics on stderr.

@@ -81,6 +81,21 @@ struct ProcessGroup {
   std::vector<int> ranks;
 };
 
+/// A Megatron-LM tensor-parallel autograd function's forward on a host
+/// thread (its cpu_op): what a tensor-parallel what-if reads the profile's
+/// sharding from (TensorParallel.h).
+struct TpMarker {
+  enum class Kind : uint8_t {
+    Linear,              ///< LinearWithGradAccumulationAndAsyncCommunication: a column- or row-parallel GEMM
+    Reduce,              ///< _ReduceFromModelParallelRegion: a row-parallel output's all-reduce
+    VocabCrossEntropy,   ///< _VocabParallelCrossEntropy: the loss over vocabulary-sharded logits
+    SequenceParallel,    ///< _*SequenceParallelRegion: activations sharded along the sequence
+    Backward,            ///< autograd::engine::evaluate_function: a backward pass
+  };
+  Kind kind;
+  int64_t lane = 0, startNs = 0, endNs = 0;
+};
+
 /// What the profiler says about one collective or send/recv.
 struct CommInfo {
   int32_t group = -1;     ///< into KinetoTrace::groups; -1: not named
@@ -103,6 +118,10 @@ struct KinetoTrace {
   std::vector<ShapedOp> ops;    ///< matrix multiplies and attentions in the step with their shapes
   std::vector<ProcessGroup> groups; ///< process groups the profile names, each once
   std::vector<CommInfo> comms;      ///< Event::comm
+  std::vector<TpMarker> tpMarkers;  ///< by (lane, start)
+  /// A what-if's factor on each device event's measured time (its index in
+  /// `device`), on top of ReplayOptions' scales; empty: none.
+  std::vector<double> deviceFactor;
   /// Events not used, by category ("ac2g", "cpu_op", "python_function",
   /// "device work launched outside the step" ...).
   std::map<std::string, uint64_t> skipped;

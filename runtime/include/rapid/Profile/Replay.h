@@ -25,6 +25,8 @@ struct TraceSet {
   std::vector<std::string> others; ///< files in the directory that are neither Kineto nor host traces
   size_t hostFiles = 0;            ///< host execution traces in the directory (HostTrace.h)
   int profiledWorld = 0;           ///< ranks profiled; those after them run copies (scaleWorld)
+  int tensorParallel = 0;          ///< the degree reshardWorld ran the job at; 0: as profiled
+  std::vector<std::string> whatIfs; ///< what was changed, one line each, for the report
 };
 
 /// Reads a directory of per-rank traces (every .json / .json.gz holding

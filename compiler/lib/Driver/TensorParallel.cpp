@@ -1,0 +1,124 @@
+//===- TensorParallel.cpp - A profiled job at another tensor-parallel degree ===//
+
+#include "rapid/Driver/TensorParallel.h"
+
+#include "rapid/Cost/KernelCost.h"
+#include "rapid/Cost/Power.h"
+#include "rapid/Driver/GpuScale.h"
+#include "rapid/Profile/TensorParallel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <optional>
+
+namespace rapid::profile {
+
+static llvm::Error error(const std::string &what) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), what);
+}
+
+namespace {
+
+/// `x` per rank of `from` ranks as a share of `to`, or nothing where it
+/// does not split evenly.
+std::optional<int64_t> reshare(int64_t x, int from, int to) {
+  int64_t whole = x * from;
+  if (whole % to) return std::nullopt;
+  return whole / to;
+}
+
+/// The op at the new degree, or an error naming it.
+llvm::Expected<ShapedOp> resharded(const KinetoTrace &t, const ShapedOp &op, TpRole role, int from, int to) {
+  ShapedOp out = op;
+  auto split = [&](int64_t &x, const char *what) -> llvm::Error {
+    std::optional<int64_t> y = reshare(x, from, to);
+    if (!y)
+      return error(fmt::format("{}: {} of the {}: {} a rank at tensor parallel {} does not split evenly over {}",
+                               t.file, what,
+                               op.kind == ShapedOp::Kind::Attention
+                                   ? fmt::format("attention over {} heads of {}", op.heads, op.headDim)
+                                   : fmt::format("{}x{}x{} GEMM (batch {})", op.m, op.k, op.n, op.batch),
+                               x, from, to));
+    x = *y;
+    return llvm::Error::success();
+  };
+  if (op.kind == ShapedOp::Kind::Attention) {
+    if (auto err = split(out.heads, "the heads")) return std::move(err);
+    if (out.kvHeads)
+      if (auto err = split(out.kvHeads, "the key/value heads")) return std::move(err);
+  } else if (auto err = role == TpRole::Column ? split(out.n, "the output columns (N, column-parallel)")
+                        : role == TpRole::Row  ? split(out.k, "the reduction (K, row-parallel)")
+                                               : split(out.batch, "the batch of heads")) {
+    return std::move(err);
+  }
+  return out;
+}
+
+} // namespace
+
+llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiledGpu) {
+  int from = set.profiledWorld;
+  if (auto err = reshardWorld(set, tp)) return err;
+  // A profiled step keeps the tensor cores busy: the clock its power limit
+  // holds there (Cost/Power.h), as gpuScale costs it.
+  GpuSpec g = cost::atDuty(profiledGpu, 1.0);
+  double startNs = cost::streamStart(g).value() * 1e9, share = double(from) / tp;
+  size_t shapes = 0, kernels = 0, streamed = 0, replicated = 0;
+  TpRoles first;
+  for (size_t k = 0; k < set.ranks.size(); ++k) {
+    KinetoTrace &t = set.ranks[k];
+    auto roles = tensorParallelRoles(t);
+    if (!roles) return roles.takeError();
+    std::vector<std::optional<ShapedOp>> ops(t.ops.size());
+    std::vector<double> opFactor(t.ops.size(), 1.0);
+    t.deviceFactor.assign(t.device.size(), 1.0);
+    for (size_t i = 0; i < t.device.size(); ++i) {
+      const Event &d = t.device[i];
+      TpRole role = roles->device[i];
+      bool shaped = d.kind == EventKind::Kernel && d.op >= 0 &&
+                    (role == TpRole::Column || role == TpRole::Row || role == TpRole::Sharded);
+      if (k == 0) {
+        kernels += shaped;
+        if (shaped && !ops[size_t(d.op)]) ++shapes;
+        streamed += !shaped && role == TpRole::Sharded;
+        replicated += role == TpRole::Replicated;
+      }
+      if (shaped) {
+        size_t o = size_t(d.op);
+        if (!ops[o]) {
+          auto next = resharded(t, t.ops[o], role, from, tp);
+          if (!next) return next.takeError();
+          double a = modelSeconds(g, t.ops[o]), b = modelSeconds(g, *next);
+          opFactor[o] = a > 0 && b > 0 ? b / a : share; // no model for it: its work's share
+          ops[o] = std::move(*next);
+        }
+        t.deviceFactor[i] = opFactor[o];
+      } else if (role == TpRole::Sharded && d.durNs > 0) {
+        double ns = double(d.durNs), fixed = std::min(ns, startNs);
+        t.deviceFactor[i] = (fixed + (ns - fixed) * share) / ns;
+      }
+    }
+    // The new shapes stand in for the profiled ones from here on (another
+    // GPU's factors, gpuScale, are new shape against new shape).
+    for (size_t o = 0; o < ops.size(); ++o)
+      if (ops[o]) t.ops[o] = std::move(*ops[o]);
+    if (k == 0) first = std::move(*roles);
+  }
+  set.whatIfs.push_back(fmt::format(
+      "tensor parallel {} -> {} (rank 0): {} column- and {} row-parallel linears; {} matrix multiplies and "
+      "attentions ({} kernels) re-costed at their new shapes on {}, {} other kernels, copies and memsets on sharded "
+      "activations x{:.3g} past a {:.2f} us start, {} replicated as profiled; collectives keep their bytes",
+      from, tp, first.columns, first.rows, shapes, kernels, profiledGpu.name, streamed, share, startNs / 1e3,
+      replicated));
+  return llvm::Error::success();
+}
+
+llvm::Error reshardTensorParallel(TraceSet &set, int tp, const std::string &profiledGpu,
+                                  const std::vector<std::string> &imports, const std::string &stdlibDir) {
+  auto g = gpuByName(profiledGpu, imports, stdlibDir);
+  if (!g) return g.takeError();
+  return reshardTensorParallel(set, tp, *g);
+}
+
+} // namespace rapid::profile
