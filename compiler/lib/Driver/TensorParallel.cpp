@@ -28,8 +28,11 @@ std::optional<int64_t> reshare(int64_t x, int from, int to) {
   return whole / to;
 }
 
-/// The op at the new degree, or an error naming it.
-llvm::Expected<ShapedOp> resharded(const KinetoTrace &t, const ShapedOp &op, TpRole role, int from, int to) {
+/// The op at the new degree (nothing where a backward GEMM has no dimension
+/// of its linear's shard: its work scales with the share), or an error
+/// naming it.
+llvm::Expected<std::optional<ShapedOp>> resharded(const KinetoTrace &t, const ShapedOp &op, TpRole role, int64_t shard,
+                                                  int from, int to) {
   ShapedOp out = op;
   auto split = [&](int64_t &x, const char *what) -> llvm::Error {
     std::optional<int64_t> y = reshare(x, from, to);
@@ -43,7 +46,17 @@ llvm::Expected<ShapedOp> resharded(const KinetoTrace &t, const ShapedOp &op, TpR
     x = *y;
     return llvm::Error::success();
   };
-  if (op.kind == ShapedOp::Kind::Attention) {
+  if (role == TpRole::Grad) {
+    std::vector<int64_t *> dims;
+    for (int64_t *d : {&out.m, &out.k, &out.n})
+      if (shard > 0 && *d == shard) dims.push_back(d);
+    if (dims.empty()) return std::nullopt;
+    if (dims.size() > 1)
+      return error(fmt::format("{}: the backward GEMM {}x{}x{} (batch {}) of a linear sharded to {} a rank has that "
+                               "size in more than one dimension: which one is the shard is not derivable",
+                               t.file, op.m, op.k, op.n, op.batch, shard));
+    if (auto err = split(*dims[0], "the sharded dimension")) return std::move(err);
+  } else if (op.kind == ShapedOp::Kind::Attention) {
     if (auto err = split(out.heads, "the heads")) return std::move(err);
     if (out.kvHeads)
       if (auto err = split(out.kvHeads, "the key/value heads")) return std::move(err);
@@ -52,7 +65,7 @@ llvm::Expected<ShapedOp> resharded(const KinetoTrace &t, const ShapedOp &op, TpR
                                                : split(out.batch, "the batch of heads")) {
     return std::move(err);
   }
-  return out;
+  return std::optional<ShapedOp>(std::move(out));
 }
 
 } // namespace
@@ -72,26 +85,28 @@ llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiled
     if (!roles) return roles.takeError();
     std::vector<std::optional<ShapedOp>> ops(t.ops.size());
     std::vector<double> opFactor(t.ops.size(), 1.0);
+    std::vector<bool> done(t.ops.size(), false);
     t.deviceFactor.assign(t.device.size(), 1.0);
     for (size_t i = 0; i < t.device.size(); ++i) {
       const Event &d = t.device[i];
       TpRole role = roles->device[i];
       bool shaped = d.kind == EventKind::Kernel && d.op >= 0 &&
-                    (role == TpRole::Column || role == TpRole::Row || role == TpRole::Sharded);
+                    (role == TpRole::Column || role == TpRole::Row || role == TpRole::Grad || role == TpRole::Sharded);
       if (k == 0) {
         kernels += shaped;
-        if (shaped && !ops[size_t(d.op)]) ++shapes;
+        if (shaped && !done[size_t(d.op)]) ++shapes;
         streamed += !shaped && role == TpRole::Sharded;
         replicated += role == TpRole::Replicated;
       }
       if (shaped) {
         size_t o = size_t(d.op);
-        if (!ops[o]) {
-          auto next = resharded(t, t.ops[o], role, from, tp);
+        if (!done[o]) {
+          auto next = resharded(t, t.ops[o], role, roles->shard[i], from, tp);
           if (!next) return next.takeError();
-          double a = modelSeconds(g, t.ops[o]), b = modelSeconds(g, *next);
+          double a = modelSeconds(g, t.ops[o]), b = *next ? modelSeconds(g, **next) : 0;
           opFactor[o] = a > 0 && b > 0 ? b / a : share; // no model for it: its work's share
           ops[o] = std::move(*next);
+          done[o] = true;
         }
         t.deviceFactor[i] = opFactor[o];
       } else if (role == TpRole::Sharded && d.durNs > 0) {
@@ -106,10 +121,15 @@ llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiled
     if (k == 0) first = std::move(*roles);
   }
   set.whatIfs.push_back(fmt::format(
-      "tensor parallel {} -> {} (rank 0): {} column- and {} row-parallel linears; {} matrix multiplies and "
+      "tensor parallel {} -> {} (rank 0): {} column- and {} row-parallel linears{}; {} matrix multiplies and "
       "attentions ({} kernels) re-costed at their new shapes on {}, {} other kernels, copies and memsets on sharded "
       "activations x{:.3g} past a {:.2f} us start, {} replicated as profiled; collectives keep their bytes",
-      from, tp, first.columns, first.rows, shapes, kernels, profiledGpu.name, streamed, share, startNs / 1e3,
+      from, tp, first.columns, first.rows,
+      first.backward + first.unmatchedBackward
+          ? fmt::format(", {} backward nodes of the step's forward ops ({} others replicated)", first.backward,
+                        first.unmatchedBackward)
+          : "",
+      shapes, kernels, profiledGpu.name, streamed, share, startNs / 1e3,
       replicated));
   return llvm::Error::success();
 }

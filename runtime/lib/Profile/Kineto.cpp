@@ -106,7 +106,7 @@ std::optional<TpMarker::Kind> tpMarkerKind(llvm::StringRef name) {
   if (name == "_ReduceFromModelParallelRegion") return K::Reduce;
   if (name == "_VocabParallelCrossEntropy") return K::VocabCrossEntropy;
   if (name.ends_with("SequenceParallelRegion")) return K::SequenceParallel;
-  if (name.starts_with("autograd::engine::evaluate_function")) return K::Backward;
+  if (name.starts_with("Optimizer.step#")) return K::Optimizer;
   return std::nullopt;
 }
 
@@ -299,9 +299,13 @@ private:
         t.ops.push_back(std::move(*op));
         return llvm::Error::success();
       }
+    // Read by a tensor-parallel what-if only: still counted as not used.
+    if (inStep && (cat == "cpu_op" || cat == "user_annotation"))
+      if (auto kind = tpMarkerKind(name)) t.tpMarkers.push_back({*kind, intOr(o, "tid", 0), e.startNs, e.endNs()});
     if (inStep && cat == "cpu_op")
-      if (auto kind = tpMarkerKind(name)) // read by a what-if only: still counted as not used
-        t.tpMarkers.push_back({*kind, intOr(o, "tid", 0), e.startNs, e.endNs()});
+      if (int64_t seq = intOr(args, "Sequence number", -1); seq >= 0)
+        t.autograd.push_back({intOr(o, "tid", 0), e.startNs, e.endNs(), seq, intOr(args, "Fwd thread id", 0),
+                              name.starts_with("autograd::engine::evaluate_function")});
     if (!inStep || !(runtime || annotation)) {
       skip(inStep || isStep(name) ? cat : "host event outside the step");
       return llvm::Error::success();
@@ -321,6 +325,8 @@ private:
   void keepLaunched() {
     std::sort(t.tpMarkers.begin(), t.tpMarkers.end(),
               [](const TpMarker &a, const TpMarker &b) { return std::tie(a.lane, a.startNs) < std::tie(b.lane, b.startNs); });
+    std::sort(t.autograd.begin(), t.autograd.end(),
+              [](const AutogradOp &a, const AutogradOp &b) { return std::tie(a.lane, a.startNs) < std::tie(b.lane, b.startNs); });
     std::sort(t.ops.begin(), t.ops.end(),
               [](const ShapedOp &a, const ShapedOp &b) { return std::tie(a.lane, a.startNs) < std::tie(b.lane, b.startNs); });
     Spans ops, comms;

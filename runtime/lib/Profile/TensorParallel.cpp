@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <map>
 #include <unordered_map>
 
 namespace rapid::profile {
@@ -22,7 +23,15 @@ struct Span {
 struct Lane {
   std::vector<Span> linears;
   std::vector<bool> row;
-  std::vector<Span> sharded; ///< ascending, disjoint
+  std::vector<int64_t> shard; ///< each linear GEMM's sharded dimension (N or K) a rank; 0: no shaped GEMM
+  std::vector<Span> sharded;  ///< ascending, disjoint
+  std::vector<Span> optimizer;
+};
+
+/// The role of a linear's (or a node's) work and the size it is sharded to.
+struct NodeRole {
+  TpRole role = TpRole::Replicated;
+  int64_t shard = 0;
 };
 
 bool inside(const std::vector<Span> &spans, int64_t at, size_t *which = nullptr) {
@@ -32,6 +41,16 @@ bool inside(const std::vector<Span> &spans, int64_t at, size_t *which = nullptr)
   return true;
 }
 
+/// The first matrix multiply `t` recorded on `lane` within [lo, hi).
+const ShapedOp *gemmIn(const KinetoTrace &t, int64_t lane, int64_t lo, int64_t hi) {
+  auto it = std::lower_bound(t.ops.begin(), t.ops.end(), std::pair{lane, lo}, [](const ShapedOp &o, auto key) {
+    return std::pair{o.lane, o.startNs} < key;
+  });
+  for (; it != t.ops.end() && it->lane == lane && it->startNs < hi; ++it)
+    if (it->kind == ShapedOp::Kind::Matmul) return &*it;
+  return nullptr;
+}
+
 std::unordered_map<int64_t, Lane> lanes(const KinetoTrace &t) {
   using K = TpMarker::Kind;
   std::unordered_map<int64_t, std::vector<const TpMarker *>> by;
@@ -39,8 +58,10 @@ std::unordered_map<int64_t, Lane> lanes(const KinetoTrace &t) {
   std::unordered_map<int64_t, Lane> out;
   for (const auto &[lane, marks] : by) {
     Lane &l = out[lane];
-    for (const TpMarker *m : marks)
+    for (const TpMarker *m : marks) {
       if (m->kind == K::Linear) l.linears.push_back({m->startNs, m->endNs});
+      if (m->kind == K::Optimizer) l.optimizer.push_back({m->startNs, m->endNs});
+    }
     // A linear is row-parallel when a tensor-parallel reduction starts
     // after it and before the next linear.
     for (size_t i = 0; i < l.linears.size(); ++i) {
@@ -48,6 +69,8 @@ std::unordered_map<int64_t, Lane> lanes(const KinetoTrace &t) {
       l.row.push_back(std::any_of(marks.begin(), marks.end(), [&](const TpMarker *m) {
         return m->kind == K::Reduce && m->startNs >= l.linears[i].hi && m->startNs < until;
       }));
+      const ShapedOp *g = gemmIn(t, lane, l.linears[i].lo, l.linears[i].hi);
+      l.shard.push_back(g ? (l.row[i] ? g->k : g->n) : 0);
     }
     for (size_t i = 0; i < l.linears.size(); ++i) {
       if (l.row[i]) continue;
@@ -62,6 +85,34 @@ std::unordered_map<int64_t, Lane> lanes(const KinetoTrace &t) {
   return out;
 }
 
+/// What forward work started at `at` on `lane` is: a linear's (Column or
+/// Row, with its shard), sharded with one, or replicated.
+NodeRole forwardRole(const std::unordered_map<int64_t, Lane> &lanes, int64_t lane, int64_t at) {
+  auto it = lanes.find(lane);
+  if (it == lanes.end()) return {};
+  const Lane &l = it->second;
+  size_t j = 0;
+  if (inside(l.linears, at, &j)) return {l.row[j] ? TpRole::Row : TpRole::Column, l.shard[j]};
+  if (inside(l.sharded, at)) return {TpRole::Sharded, 0};
+  return {};
+}
+
+/// The backward pass's evaluate_function spans on one thread, each with the
+/// role of the forward node it differentiates.
+struct BackwardLane {
+  std::vector<Span> spans; ///< by start; they may nest
+  std::vector<NodeRole> roles;
+  /// The innermost span holding `at`, if any.
+  const NodeRole *at(int64_t at) const {
+    auto it = std::upper_bound(spans.begin(), spans.end(), at, [](int64_t t, const Span &s) { return t < s.lo; });
+    for (int back = 0; it != spans.begin() && back < 64; ++back) {
+      --it;
+      if (at < it->hi) return &roles[size_t(it - spans.begin())];
+    }
+    return nullptr;
+  }
+};
+
 } // namespace
 
 llvm::Expected<TpRoles> tensorParallelRoles(const KinetoTrace &t) {
@@ -69,10 +120,6 @@ llvm::Expected<TpRoles> tensorParallelRoles(const KinetoTrace &t) {
   auto has = [&](K k) {
     return std::find_if(t.tpMarkers.begin(), t.tpMarkers.end(), [&](const TpMarker &m) { return m.kind == k; });
   };
-  if (auto it = has(K::Backward); it != t.tpMarkers.end())
-    return error(fmt::format("{}: a backward pass (autograd::engine::evaluate_function at {:.3f} ms into the step): "
-                             "the tensor-parallel what-if reads forward passes only",
-                             t.file, double(it->startNs) / 1e6));
   if (auto it = has(K::SequenceParallel); it != t.tpMarkers.end())
     return error(fmt::format("{}: sequence parallelism (a *SequenceParallelRegion at {:.3f} ms into the step): its "
                              "replicated work and collectives change with the degree in ways the what-if does not "
@@ -82,30 +129,55 @@ llvm::Expected<TpRoles> tensorParallelRoles(const KinetoTrace &t) {
     return error(t.file + ": no Megatron-LM tensor-parallel linears (cpu_ops named "
                           "LinearWithGradAccumulationAndAsyncCommunication): nothing says which work is sharded");
   std::unordered_map<int64_t, Lane> byLane = lanes(t);
-  std::unordered_map<int64_t, const Event *> callOf;
-  for (const Event &e : t.host)
-    if (e.kind == EventKind::Runtime) callOf[e.correlation] = &e;
   TpRoles out;
   for (const auto &[lane, l] : byLane)
     for (bool r : l.row) ++(r ? out.rows : out.columns);
+  // Each backward node does the work of its forward node's kind.
+  std::map<std::pair<int64_t, int64_t>, NodeRole> nodes; // (forward thread, sequence number)
+  for (const AutogradOp &a : t.autograd)
+    if (!a.backward) nodes[{a.forwardThread, a.seq}] = forwardRole(byLane, a.lane, a.startNs);
+  std::unordered_map<int64_t, BackwardLane> backward;
+  for (const AutogradOp &a : t.autograd) {
+    if (!a.backward) continue;
+    auto node = nodes.find({a.forwardThread, a.seq});
+    BackwardLane &b = backward[a.lane];
+    b.spans.push_back({a.startNs, a.endNs});
+    b.roles.push_back(node == nodes.end() ? NodeRole{} : node->second);
+    ++(node == nodes.end() ? out.unmatchedBackward : out.backward);
+  }
+  std::unordered_map<int64_t, const Event *> callOf;
+  for (const Event &e : t.host)
+    if (e.kind == EventKind::Runtime) callOf[e.correlation] = &e;
   out.device.reserve(t.device.size());
-  for (const Event &d : t.device) {
-    TpRole role = TpRole::Replicated;
+  out.shard.assign(t.device.size(), 0);
+  for (size_t i = 0; i < t.device.size(); ++i) {
+    const Event &d = t.device[i];
     auto call = callOf.find(d.correlation);
-    auto lane = call == callOf.end() ? byLane.end() : byLane.find(call->second->lane);
     // A memset inside a matrix multiply (cuBLAS zeroing a split-K output) is
     // work on its output, not the GEMM.
     bool gemm = d.kind == EventKind::Kernel && d.op >= 0 && t.ops[size_t(d.op)].kind == ShapedOp::Kind::Matmul;
-    size_t which = 0;
+    TpRole role = TpRole::Replicated;
     if (d.kind == EventKind::Kernel && isNcclKernel(t.name(d))) {
       role = TpRole::Collective;
-    } else if (lane != byLane.end()) {
-      const Lane &l = lane->second;
-      int64_t at = call->second->startNs;
-      if (inside(l.linears, at, &which)) // a row-parallel linear's other work (bias, copies) is on its full output
-        role = l.row[which] ? (gemm ? TpRole::Row : TpRole::Replicated) : (gemm ? TpRole::Column : TpRole::Sharded);
-      else if (inside(l.sharded, at))
+    } else if (call != callOf.end()) {
+      int64_t lane = call->second->lane, at = call->second->startNs;
+      auto b = backward.find(lane);
+      auto l = byLane.find(lane);
+      if (const NodeRole *n = b == backward.end() ? nullptr : b->second.at(at)) {
+        // A linear's backward is all sharded work: its input and weight
+        // gradients each have the shard as one dimension.
+        bool linear = n->role == TpRole::Column || n->role == TpRole::Row;
+        role = linear ? (gemm ? TpRole::Grad : TpRole::Sharded) : n->role;
+        if (role == TpRole::Grad) out.shard[i] = n->shard;
+      } else if (l != byLane.end() && inside(l->second.optimizer, at)) {
         role = TpRole::Sharded;
+      } else {
+        NodeRole f = forwardRole(byLane, lane, at);
+        // A row-parallel linear's other work (bias, copies) is on its full output.
+        role = f.role == TpRole::Column ? (gemm ? TpRole::Column : TpRole::Sharded)
+               : f.role == TpRole::Row  ? (gemm ? TpRole::Row : TpRole::Replicated)
+                                        : f.role;
+      }
     }
     out.device.push_back(role);
   }

@@ -73,7 +73,7 @@ static cl::list<std::string> dataParallel(
     cl::value_desc("group,..."), cl::CommaSeparated, cl::sub(replayCmd), cl::sub(convertCmd));
 static cl::opt<int> tensorParallel(
     "tensor-parallel",
-    cl::desc("run a Megatron-LM forward pass profiled as one tensor-parallel group at this degree on as many ranks: "
+    cl::desc("run a Megatron-LM step profiled as one tensor-parallel group at this degree on as many ranks: "
              "sharded kernels re-costed on --profiled-gpu, collectives re-simulated (needs --network)"),
     cl::value_desc("ranks"), cl::init(0), cl::sub(replayCmd), cl::sub(convertCmd));
 static cl::opt<std::string> outFormat("format", cl::desc("text (default) or json"), cl::init("text"),

@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
-"""check_tp_gemm.py BEFORE.timeline AFTER.timeline FROM_COST.json TO_COST.json
+"""check_tp_gemm.py BEFORE.timeline AFTER.timeline FROM_COST.json TO_COST.json [KERNEL]
 
-Rank 0's first GEMM-named kernel in the replay's Perfetto timeline before
-and after a tensor-parallel what-if: its time must change by rapid's
-compute model's ratio for its new shape over its old (to 0.01 %, the
-timeline's microsecond digits)."""
+Rank 0's first kernel named KERNEL (default: the first GEMM-named one) in
+the replay's Perfetto timeline before and after a tensor-parallel what-if:
+its time must change by rapid's compute model's ratio for its new shape over
+its old (to 0.01 %, the timeline's microsecond digits)."""
 import json
 import sys
 
 
 def first_gemm(path):
     events = json.load(open(path))["traceEvents"]
-    kernels = [e for e in events if e.get("ph") == "X" and e["pid"] == 0 and e["cat"] == "kernel"
-               and ("gemm" in e["name"] or "cutlass" in e["name"])]
+    named = (lambda n: n == sys.argv[5]) if len(sys.argv) > 5 else (lambda n: "gemm" in n or "cutlass" in n)
+    kernels = [e for e in events if e.get("ph") == "X" and e["pid"] == 0 and e["cat"] == "kernel" and named(e["name"])]
     return min(kernels, key=lambda e: e["ts"])
 
 

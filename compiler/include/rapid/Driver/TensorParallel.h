@@ -1,13 +1,15 @@
 //===- TensorParallel.h - A profiled job at another tensor-parallel degree -*- C++ -*-===//
 //
 // `rapid-trace replay --tensor-parallel N --profiled-gpu GPU`, or an
-// experiment's `replay.tensor_parallel`: a Megatron-LM forward pass profiled
+// experiment's `replay.tensor_parallel`: a Megatron-LM step profiled
 // with its world as one tensor-parallel group runs on N ranks, each doing
 // its share (Profile/TensorParallel.h says which work is sharded):
-//  * a column-parallel GEMM's N and a row-parallel GEMM's K, an attention
-//    GEMM's batch of heads and a fused attention's heads become W/N times
-//    what the profile ran: each kernel's measured time is multiplied by
-//    rapid's compute model on the profiled GPU, new shape over old;
+//  * a column-parallel GEMM's N and a row-parallel GEMM's K, a linear's
+//    gradient GEMM's dimension equal to its shard, an attention GEMM's batch
+//    of heads and a fused attention's heads become W/N times what the
+//    profile ran: each kernel's measured time is multiplied by rapid's
+//    compute model on the profiled GPU, new shape over old (W/N itself for a
+//    gradient GEMM with no such dimension);
 //  * other kernels, copies and memsets on sharded activations move W/N
 //    times the bytes: the measured time past the GPU's kernel start
 //    (cost::streamStart) scales by W/N, the start does not;

@@ -90,10 +90,19 @@ struct TpMarker {
     Reduce,              ///< _ReduceFromModelParallelRegion: a row-parallel output's all-reduce
     VocabCrossEntropy,   ///< _VocabParallelCrossEntropy: the loss over vocabulary-sharded logits
     SequenceParallel,    ///< _*SequenceParallelRegion: activations sharded along the sequence
-    Backward,            ///< autograd::engine::evaluate_function: a backward pass
+    Optimizer,           ///< Optimizer.step#...: the update of the rank's parameters
   };
   Kind kind;
   int64_t lane = 0, startNs = 0, endNs = 0;
+};
+
+/// A host op autograd numbered ("Sequence number"): a forward op that made
+/// a graph node, or the backward pass's evaluate_function of that node; the
+/// pair shares (forward thread, sequence number).
+struct AutogradOp {
+  int64_t lane = 0, startNs = 0, endNs = 0;
+  int64_t seq = 0, forwardThread = 0; ///< "Fwd thread id": autograd's id of the forward op's thread
+  bool backward = false;              ///< autograd::engine::evaluate_function: ...
 };
 
 /// What the profiler says about one collective or send/recv.
@@ -119,6 +128,7 @@ struct KinetoTrace {
   std::vector<ProcessGroup> groups; ///< process groups the profile names, each once
   std::vector<CommInfo> comms;      ///< Event::comm
   std::vector<TpMarker> tpMarkers;  ///< by (lane, start)
+  std::vector<AutogradOp> autograd; ///< by (lane, start)
   /// A what-if's factor on each device event's measured time (its index in
   /// `device`), on top of ReplayOptions' scales; empty: none.
   std::vector<double> deviceFactor;

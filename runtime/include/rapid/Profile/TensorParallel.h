@@ -14,12 +14,16 @@
 //    after the last column-parallel linear (the output layer's);
 //  * everything else (norms, residual adds, embeddings, dropout on the full
 //    hidden state) is replicated: each rank does all of it;
+//  * a backward pass's work (autograd's evaluate_function of a node) is of
+//    its forward node's kind, matched by autograd's sequence number: a
+//    linear's input- and weight-gradient GEMMs each have the linear's shard
+//    as one dimension, and all of a linear's backward work is sharded;
+//  * the optimizer step (Optimizer.step#...) updates the rank's parameters:
+//    sharded (the linears' weights are all but the norms' few);
 //  * collectives keep their bytes (an all-reduce of the hidden state is
 //    as large at any degree) and change members.
-// Forward passes only: a backward pass reverses the pattern (a column-
-// parallel linear's input gradient is all-reduced) and is an error, as is
-// sequence parallelism (the replicated work is sharded along the sequence
-// and the collectives change kind).
+// Sequence parallelism is an error (the replicated work is sharded along
+// the sequence and the collectives change kind).
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -31,18 +35,20 @@ enum class TpRole : uint8_t {
   Replicated, ///< every rank does all of it, at any degree
   Column,     ///< a column-parallel linear's GEMM: N sharded
   Row,        ///< a row-parallel linear's GEMM: K sharded
+  Grad,       ///< a linear's backward GEMM: the dimension equal to its shard (TpRoles::shard)
   Sharded,    ///< other work on sharded activations (per head, per MLP column, per vocabulary entry)
   Collective, ///< NCCL: re-simulated with the new members
 };
 
 struct TpRoles {
-  std::vector<TpRole> device; ///< per KinetoTrace::device event
-  size_t columns = 0, rows = 0; ///< linears of each kind
+  std::vector<TpRole> device;  ///< per KinetoTrace::device event
+  std::vector<int64_t> shard;  ///< per device event: Grad's shard a rank (0: unknown, or not Grad)
+  size_t columns = 0, rows = 0; ///< forward linears of each kind
+  size_t backward = 0, unmatchedBackward = 0; ///< backward nodes with and without their forward op in the step
 };
 
 /// What each of `t`'s device events is to the tensor parallelism, or an
-/// error naming the file: no Megatron-LM linears, a backward pass, sequence
-/// parallelism.
+/// error naming the file: no Megatron-LM linears, sequence parallelism.
 llvm::Expected<TpRoles> tensorParallelRoles(const KinetoTrace &t);
 
 /// The world of a job re-sharded to `tp` ranks: the profiled world is its
