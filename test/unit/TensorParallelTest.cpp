@@ -89,6 +89,21 @@ TEST(TensorParallel, RolesFollowMegatronsPattern) {
   EXPECT_EQ(roles.at("mean"), TpRole::Replicated);
 }
 
+// With a next microbatch's column-parallel linear after the output layer,
+// the work between them is still the loss's alone: the mean after the loss
+// stays replicated.
+TEST(TensorParallel, OutputLayerBeforeTheNextMicrobatch) {
+  auto t = parseKineto("t.json", forwardPass(R"({"ph": "X", "cat": "cpu_op", "name": "LinearWithGradAccumulationAndAsyncCommunication", "pid": 1, "tid": 1, "ts": 400, "dur": 5},)"));
+  ASSERT_TRUE(bool(t)) << llvm::toString(t.takeError());
+  auto r = tensorParallelRoles(*t);
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  EXPECT_EQ(r->columns, 3u);
+  auto roles = rolesByName(*t, *r);
+  EXPECT_EQ(roles.at("cross_entropy"), TpRole::Sharded);
+  EXPECT_EQ(roles.at("copy"), TpRole::Replicated);
+  EXPECT_EQ(roles.at("mean"), TpRole::Replicated);
+}
+
 // A backward node does the work of its forward node's kind, matched by
 // (forward thread, sequence number): a linear's gradient GEMMs carry the
 // linear's shard (a row-parallel linear's K, 4 here; a column-parallel's N)

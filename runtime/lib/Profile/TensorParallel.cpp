@@ -72,14 +72,20 @@ std::unordered_map<int64_t, Lane> lanes(const KinetoTrace &t) {
       const ShapedOp *g = gemmIn(t, lane, l.linears[i].lo, l.linears[i].hi);
       l.shard.push_back(g ? (l.row[i] ? g->k : g->n) : 0);
     }
+    // A column-parallel linear's output is worked on until the row-parallel
+    // linear that takes it; the output layer's (no row-parallel linear next:
+    // the last of a forward pass, or one before the next microbatch's
+    // linears) by the loss alone.
     for (size_t i = 0; i < l.linears.size(); ++i) {
       if (l.row[i]) continue;
-      if (i + 1 < l.linears.size()) {
-        l.sharded.push_back({l.linears[i].hi, l.linears[i + 1].lo});
+      int64_t until = i + 1 < l.linears.size() ? l.linears[i + 1].lo : INT64_MAX;
+      if (i + 1 < l.linears.size() && l.row[i + 1]) {
+        l.sharded.push_back({l.linears[i].hi, until});
         continue;
       }
-      for (const TpMarker *m : marks) // the output layer's loss
-        if (m->kind == K::VocabCrossEntropy && m->startNs >= l.linears[i].hi) l.sharded.push_back({m->startNs, m->endNs});
+      for (const TpMarker *m : marks)
+        if (m->kind == K::VocabCrossEntropy && m->startNs >= l.linears[i].hi && m->startNs < until)
+          l.sharded.push_back({m->startNs, m->endNs});
     }
   }
   return out;

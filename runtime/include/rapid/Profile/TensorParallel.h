@@ -8,10 +8,11 @@
 //    (_ReduceFromModelParallelRegion) before the next linear is
 //    row-parallel: its GEMM's K is the sharded dimension; any other linear
 //    is column-parallel: its GEMM's N is;
-//  * the work launched between a column-parallel linear and the next linear
-//    (attention over the rank's heads, the activation over its share of the
-//    MLP) is sharded with it, as is the vocabulary-parallel cross entropy
-//    after the last column-parallel linear (the output layer's);
+//  * the work launched between a column-parallel linear and the
+//    row-parallel linear after it (attention over the rank's heads, the
+//    activation over its share of the MLP) is sharded with it; after a
+//    column-parallel linear with no row-parallel one next (the output
+//    layer), the vocabulary-parallel cross entropy is;
 //  * everything else (norms, residual adds, embeddings, dropout on the full
 //    hidden state) is replicated: each rank does all of it;
 //  * a backward pass's work (autograd's evaluate_function of a node) is of
