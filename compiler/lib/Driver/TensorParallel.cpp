@@ -78,6 +78,7 @@ llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiled
   GpuSpec g = cost::atDuty(profiledGpu, 1.0);
   double startNs = cost::streamStart(g).value() * 1e9, share = double(from) / tp;
   size_t shapes = 0, kernels = 0, streamed = 0, replicated = 0;
+  int64_t shapedNs = 0, streamedNs = 0, replicatedNs = 0; // rank 0's profiled device time of each
   TpRoles first;
   for (size_t k = 0; k < set.ranks.size(); ++k) {
     KinetoTrace &t = set.ranks[k];
@@ -97,6 +98,9 @@ llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiled
         if (shaped && !done[size_t(d.op)]) ++shapes;
         streamed += !shaped && role == TpRole::Sharded;
         replicated += role == TpRole::Replicated;
+        if (shaped) shapedNs += d.durNs;
+        else if (role == TpRole::Sharded) streamedNs += d.durNs;
+        else if (role == TpRole::Replicated) replicatedNs += d.durNs;
       }
       if (shaped) {
         size_t o = size_t(d.op);
@@ -122,15 +126,16 @@ llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiled
   }
   set.whatIfs.push_back(fmt::format(
       "tensor parallel {} -> {} (rank 0): {} column- and {} row-parallel linears{}; {} matrix multiplies and "
-      "attentions ({} kernels) re-costed at their new shapes on {}, {} other kernels, copies and memsets on sharded "
-      "activations x{:.3g} past a {:.2f} us start, {} replicated as profiled; collectives keep their bytes",
+      "attentions ({} kernels, {:.3f} ms profiled) re-costed at their new shapes on {}, {} other kernels, copies "
+      "and memsets on sharded activations ({:.3f} ms) x{:.3g} past a {:.2f} us start, {} replicated as profiled "
+      "({:.3f} ms); collectives keep their bytes",
       from, tp, first.columns, first.rows,
       first.backward + first.unmatchedBackward
           ? fmt::format(", {} backward nodes of the step's forward ops ({} others replicated)", first.backward,
                         first.unmatchedBackward)
           : "",
-      shapes, kernels, profiledGpu.name, streamed, share, startNs / 1e3,
-      replicated));
+      shapes, kernels, double(shapedNs) / 1e6, profiledGpu.name, streamed, double(streamedNs) / 1e6, share,
+      startNs / 1e3, replicated, double(replicatedNs) / 1e6));
   return llvm::Error::success();
 }
 
