@@ -10,11 +10,15 @@
 // The options byte: bit 0 ranks start together, bit 1 kernels at half time,
 // bit 2 JSON, bit 3 write the timeline, bit 4 the job weak-scaled to twice
 // its ranks with the collectives on a network of them, bit 5 the last text is
-// a host execution trace that fills in rank 0's shapes (HostTrace.h).
+// a host execution trace that fills in rank 0's shapes (HostTrace.h), bit 6
+// (where bit 4 is clear) the job re-sharded to twice its ranks as a
+// tensor-parallel what-if reads it (TensorParallel.h: every rank's roles,
+// the world resized) with the collectives on a network of them.
 //===----------------------------------------------------------------------===//
 #include "FuzzCommon.h"
 
 #include "rapid/Profile/Replay.h"
+#include "rapid/Profile/TensorParallel.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/JSON.h"
@@ -69,6 +73,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (flags & 16) {
     if (llvm::Error e = profile::scaleWorld(*set, 2 * int(set->ranks.size())))
       return llvm::consumeError(std::move(e)), 0;
+  } else if (flags & 64) {
+    if (llvm::Error e = profile::reshardWorld(*set, 2 * int(set->ranks.size())))
+      return llvm::consumeError(std::move(e)), 0;
+    for (const profile::KinetoTrace &t : set->ranks) {
+      auto roles = profile::tensorParallelRoles(t);
+      if (!roles)
+        return llvm::consumeError(roles.takeError()), 0;
+      if (roles->device.size() != t.device.size() || roles->shard.size() != t.device.size())
+        fuzz::fail("tensorParallelRoles", "not one role per device event");
+    }
+  }
+  if (flags & (16 | 64)) {
     net::DimSpec dim;
     dim.kind = net::DimKind::FullyConnected;
     dim.shape = {int(set->ranks.size())};

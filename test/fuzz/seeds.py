@@ -73,7 +73,8 @@ def main():
         # A host execution trace goes last, and options bit 5 says it is there.
         hosts = [t for t in texts if b'"nodes"' in t and b'"schema"' in t]
         body = SEPARATOR.join([t for t in texts if t not in hosts] + hosts[:1])
-        for flags in range(16):
+        # Sets with Megatron-LM's linears also re-sharded (bit 6).
+        for flags in list(range(16)) + ([64, 64 | 4] if b"LinearWithGradAccumulation" in body else []):
             put(os.path.join(out, "kineto"), bytes([flags | (32 if hosts else 0)]) + body)
     for t in ("rapid", "chakra", "config", "kineto"):
         print(f"{t}: {len(os.listdir(os.path.join(out, t)))} seeds")
