@@ -31,6 +31,9 @@ done
 run "rapid-sim 1 MiB ring all-reduce, 1,024 ranks" "$bin/rapid-bench" 1024
 run "rapid-trace replay, Megatron TP8 (8 Kineto traces, 31 MB)" "$bin/rapid-trace" replay "$src/test/data/traces/kineto/megatron_tp8_a100"
 run "rapid-trace replay, DLRM 8 x V100" "$bin/rapid-trace" replay "$src/test/data/traces/kineto/dlrm8_v100"
+echo '{"dimensions": [{"kind": "Switch", "size": 4, "bandwidth": "300 GB/s", "latency": "700 ns"}]}' > "$tmp/four.json"
+run "rapid-trace replay, Megatron TP8 re-sharded to TP 4" "$bin/rapid-trace" replay \
+    "$src/test/data/traces/kineto/megatron_tp8_a100" --tensor-parallel 4 --profiled-gpu a100_sxm_80gb --network "$tmp/four.json"
 # The same Megatron set profiled without record_shapes: its shapes come from
 # the 8 host execution traces beside it (read only because they are needed).
 python3 "$src/test/Profile/Inputs/strip_shapes.py" "$src/test/data/traces/kineto/megatron_tp8_a100" "$tmp/bare" --hosts
