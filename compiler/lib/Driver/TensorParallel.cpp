@@ -82,6 +82,11 @@ llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiled
   TpRoles first;
   for (size_t k = 0; k < set.ranks.size(); ++k) {
     KinetoTrace &t = set.ranks[k];
+    if (k >= size_t(from)) { // a copy of rank k mod W, re-sharded already
+      const KinetoTrace &of = set.ranks[k % size_t(from)];
+      t.ops = of.ops, t.deviceFactor = of.deviceFactor;
+      continue;
+    }
     auto roles = tensorParallelRoles(t);
     if (!roles) return roles.takeError();
     std::vector<std::optional<ShapedOp>> ops(t.ops.size());

@@ -58,17 +58,25 @@ std::unordered_map<int64_t, Lane> lanes(const KinetoTrace &t) {
   std::unordered_map<int64_t, Lane> out;
   for (const auto &[lane, marks] : by) {
     Lane &l = out[lane];
+    std::vector<int64_t> reduces; // starts, ascending
+    std::vector<Span> losses;
     for (const TpMarker *m : marks) {
       if (m->kind == K::Linear) l.linears.push_back({m->startNs, m->endNs});
       if (m->kind == K::Optimizer) l.optimizer.push_back({m->startNs, m->endNs});
+      if (m->kind == K::Reduce) reduces.push_back(m->startNs);
+      if (m->kind == K::VocabCrossEntropy) losses.push_back({m->startNs, m->endNs});
     }
+    // The first of `starts` at or after `from`.
+    auto firstFrom = [](const auto &starts, int64_t from, auto startOf) {
+      return std::lower_bound(starts.begin(), starts.end(), from,
+                              [&](const auto &x, int64_t t) { return startOf(x) < t; });
+    };
     // A linear is row-parallel when a tensor-parallel reduction starts
     // after it and before the next linear.
     for (size_t i = 0; i < l.linears.size(); ++i) {
       int64_t until = i + 1 < l.linears.size() ? l.linears[i + 1].lo : INT64_MAX;
-      l.row.push_back(std::any_of(marks.begin(), marks.end(), [&](const TpMarker *m) {
-        return m->kind == K::Reduce && m->startNs >= l.linears[i].hi && m->startNs < until;
-      }));
+      auto r = firstFrom(reduces, l.linears[i].hi, [](int64_t x) { return x; });
+      l.row.push_back(r != reduces.end() && *r < until);
       const ShapedOp *g = gemmIn(t, lane, l.linears[i].lo, l.linears[i].hi);
       l.shard.push_back(g ? (l.row[i] ? g->k : g->n) : 0);
     }
@@ -83,9 +91,9 @@ std::unordered_map<int64_t, Lane> lanes(const KinetoTrace &t) {
         l.sharded.push_back({l.linears[i].hi, until});
         continue;
       }
-      for (const TpMarker *m : marks)
-        if (m->kind == K::VocabCrossEntropy && m->startNs >= l.linears[i].hi && m->startNs < until)
-          l.sharded.push_back({m->startNs, m->endNs});
+      for (auto it = firstFrom(losses, l.linears[i].hi, [](const Span &x) { return x.lo; });
+           it != losses.end() && it->lo < until; ++it)
+        l.sharded.push_back(*it);
     }
   }
   return out;
