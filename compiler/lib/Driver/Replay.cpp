@@ -39,7 +39,7 @@ llvm::Expected<RunResult> runReplay(const ExperimentPoint &point, unsigned jobs)
   }
   if (spec.tensorParallel && point.profiledGpu)
     if (llvm::Error e = profile::reshardTensorParallel(*set, int(spec.tensorParallel), *point.profiledGpu))
-      return std::move(e);
+      return e;
   if (spec.weakScaling && int64_t(set->ranks.size()) != point.network.gpus)
     if (llvm::Error e =
             profile::scaleWorld(*set, int(std::min<int64_t>(point.network.gpus, INT32_MAX)), dataParallel))
