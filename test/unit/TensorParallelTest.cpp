@@ -11,49 +11,60 @@ using namespace rapid::profile;
 
 namespace {
 
-/// One forward pass in Megatron-LM's pattern on one host thread: a
+/// Kineto events of one step as the profiler writes them, each call's
+/// kernel with the next correlation id.
+struct Events {
+  std::string text;
+  int corr = 0;
+
+  void op(const std::string &name, int tid, int ts, int dur, const std::string &args = "") {
+    text += fmt::format(R"({{"ph": "X", "cat": "cpu_op", "name": "{}", "pid": 1, "tid": {}, "ts": {}, "dur": {}{}}},)",
+                        name, tid, ts, dur, args.empty() ? "" : ", \"args\": {" + args + "}");
+  }
+  /// A forward op autograd numbered, or (`backward`) its evaluate_function.
+  void node(const std::string &name, int tid, int seq, int ts, int dur, bool backward = false) {
+    op(backward ? "autograd::engine::evaluate_function: " + name : name, tid, ts, dur,
+       fmt::format(R"("Sequence number": {}, "Fwd thread id": 0)", seq));
+  }
+  void mm(int tid, int ts, int m, int k, int n) {
+    op("aten::mm", tid, ts, 8,
+       fmt::format(R"("Input Dims": [[{}, {}], [{}, {}]], "Input type": ["c10::Half", "c10::Half"])", m, k, k, n));
+  }
+  void launch(const char *kernel, int tid, int ts, int stream = 7, const char *cat = "kernel") {
+    ++corr;
+    text += fmt::format(R"({{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": {}, "ts": {}, "dur": 1, "args": {{"correlation": {}}}}},)",
+                        tid, ts, corr);
+    text += fmt::format(R"({{"ph": "X", "cat": "{}", "name": "{}", "pid": 0, "tid": {}, "ts": {}, "dur": 3, "args": {{"correlation": {}, "stream": {}}}}},)",
+                        cat, kernel, stream, ts + 2, corr, stream);
+  }
+};
+
+/// One forward pass in Megatron-LM's pattern on host thread 1: a
 /// column-parallel linear (a GEMM and a memset of its output), the work on
 /// its output, a row-parallel linear and its all-reduce, a norm, the output
 /// layer, a copy before the loss, the vocabulary-parallel loss and a mean
 /// after it. `extra` adds events.
 std::string forwardPass(const std::string &extra = "") {
-  std::string events;
-  int corr = 0;
-  auto op = [&](const char *name, int ts, int dur, const std::string &args = "") {
-    events += fmt::format(R"({{"ph": "X", "cat": "cpu_op", "name": "{}", "pid": 1, "tid": 1, "ts": {}, "dur": {}{}}},)",
-                          name, ts, dur, args.empty() ? "" : ", \"args\": {" + args + "}");
-  };
-  auto launch = [&](const char *kernel, int ts, const char *cat = "kernel", int stream = 7) {
-    ++corr;
-    events += fmt::format(R"({{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": {}, "dur": 1, "args": {{"correlation": {}}}}},)",
-                          ts, corr);
-    events += fmt::format(R"({{"ph": "X", "cat": "{}", "name": "{}", "pid": 0, "tid": {}, "ts": {}, "dur": 3, "args": {{"correlation": {}, "stream": {}}}}},)",
-                          cat, kernel, stream, ts + 2, corr, stream);
-  };
-  auto mm = [&](int ts, int m, int k, int n) {
-    op("aten::mm", ts, 8,
-       fmt::format(R"("Input Dims": [[{}, {}], [{}, {}]], "Input type": ["c10::Half", "c10::Half"])", m, k, k, n));
-  };
-  op("LinearWithGradAccumulationAndAsyncCommunication", 10, 20, R"("Sequence number": 10, "Fwd thread id": 0)");
-  mm(12, 8, 16, 4);
-  launch("Memset (Device)", 13, "gpu_memset");
-  launch("gemm_column", 15);
-  launch("softmax", 40);
-  op("LinearWithGradAccumulationAndAsyncCommunication", 60, 20, R"("Sequence number": 12, "Fwd thread id": 0)");
-  mm(62, 8, 4, 16);
-  launch("gemm_row", 64);
-  op("_ReduceFromModelParallelRegion", 85, 10);
-  launch("ncclDevKernel_AllReduce_Sum_f16_RING_LL", 87, "kernel", 9);
-  launch("layernorm", 100);
-  op("LinearWithGradAccumulationAndAsyncCommunication", 120, 20);
-  mm(122, 8, 16, 32);
-  launch("gemm_head", 124);
-  launch("copy", 150);
-  op("_VocabParallelCrossEntropy", 160, 30);
-  launch("cross_entropy", 165);
-  launch("mean", 200);
-  events += extra;
-  return R"({"traceEvents": [)" + events +
+  Events e;
+  e.node("LinearWithGradAccumulationAndAsyncCommunication", 1, 10, 10, 20);
+  e.mm(1, 12, 8, 16, 4);
+  e.launch("Memset (Device)", 1, 13, 7, "gpu_memset");
+  e.launch("gemm_column", 1, 15);
+  e.launch("softmax", 1, 40);
+  e.node("LinearWithGradAccumulationAndAsyncCommunication", 1, 12, 60, 20);
+  e.mm(1, 62, 8, 4, 16);
+  e.launch("gemm_row", 1, 64);
+  e.op("_ReduceFromModelParallelRegion", 1, 85, 10);
+  e.launch("ncclDevKernel_AllReduce_Sum_f16_RING_LL", 1, 87, 9);
+  e.launch("layernorm", 1, 100);
+  e.op("LinearWithGradAccumulationAndAsyncCommunication", 1, 120, 20);
+  e.mm(1, 122, 8, 16, 32);
+  e.launch("gemm_head", 1, 124);
+  e.launch("copy", 1, 150);
+  e.op("_VocabParallelCrossEntropy", 1, 160, 30);
+  e.launch("cross_entropy", 1, 165);
+  e.launch("mean", 1, 200);
+  return R"({"traceEvents": [)" + e.text + extra +
          R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000}]})";
 }
 
@@ -110,45 +121,29 @@ TEST(TensorParallel, OutputLayerBeforeTheNextMicrobatch) {
 // and its other backward work is sharded; a node whose forward op is not in
 // the step is replicated; the optimizer step is sharded.
 TEST(TensorParallel, BackwardNodesFollowTheirForwardOps) {
-  std::string forwardSeq =
-      R"({"ph": "X", "cat": "cpu_op", "name": "ScaledSoftmax", "pid": 1, "tid": 1, "ts": 38, "dur": 5, "args": {"Sequence number": 11, "Fwd thread id": 0}},)"
-      R"({"ph": "X", "cat": "cpu_op", "name": "aten::native_layer_norm", "pid": 1, "tid": 1, "ts": 98, "dur": 5, "args": {"Sequence number": 13, "Fwd thread id": 0}},)";
-  std::string events;
-  int corr = 100;
-  auto node = [&](const char *name, int seq, int ts, int dur) {
-    events += fmt::format(R"({{"ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: {}", "pid": 1, "tid": 2, "ts": {}, "dur": {}, "args": {{"Sequence number": {}, "Fwd thread id": 0}}}},)",
-                          name, ts, dur, seq);
-  };
-  auto mm = [&](int ts, int m, int k, int n) {
-    events += fmt::format(R"({{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": {}, "dur": 4, "args": {{"Input Dims": [[{}, {}], [{}, {}]], "Input type": ["c10::Half", "c10::Half"]}}}},)",
-                          ts, m, k, k, n);
-  };
-  auto launch = [&](const char *kernel, int ts, int tid = 2, int stream = 7) {
-    ++corr;
-    events += fmt::format(R"({{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": {}, "ts": {}, "dur": 1, "args": {{"correlation": {}}}}},)",
-                          tid, ts, corr);
-    events += fmt::format(R"({{"ph": "X", "cat": "kernel", "name": "{}", "pid": 0, "tid": {}, "ts": {}, "dur": 3, "args": {{"correlation": {}, "stream": {}}}}},)",
-                          kernel, stream, ts + 2, corr, stream);
-  };
-  node("NativeLayerNormBackward0", 13, 300, 10);
-  launch("layernorm_backward", 302);
-  node("LinearWithGradAccumulationAndAsyncCommunicationBackward", 12, 320, 20);
-  mm(321, 8, 16, 4);
-  launch("row_input_grad", 322);
-  mm(331, 4, 8, 16);
-  launch("row_weight_grad", 332);
-  node("ScaledSoftmaxBackward", 11, 350, 10);
-  launch("softmax_backward", 352);
-  node("LinearWithGradAccumulationAndAsyncCommunicationBackward", 10, 370, 25);
-  mm(371, 8, 4, 16);
-  launch("column_input_grad", 372);
-  launch("ncclDevKernel_AllReduce_Sum_f16_RING_LL", 380, 2, 9);
-  launch("column_other", 390);
-  node("UnknownBackward", 99, 400, 5);
-  launch("orphan", 401);
-  events += R"({"ph": "X", "cat": "user_annotation", "name": "Optimizer.step#FusedAdam.step", "pid": 1, "tid": 1, "ts": 500, "dur": 20},)";
-  launch("adam", 505, 1);
-  auto t = parseKineto("t.json", forwardPass(forwardSeq + events));
+  Events e;
+  e.corr = 100; // after forwardPass's
+  e.node("ScaledSoftmax", 1, 11, 38, 5);
+  e.node("aten::native_layer_norm", 1, 13, 98, 5);
+  e.node("NativeLayerNormBackward0", 2, 13, 300, 10, true);
+  e.launch("layernorm_backward", 2, 302);
+  e.node("LinearWithGradAccumulationAndAsyncCommunicationBackward", 2, 12, 320, 20, true);
+  e.mm(2, 321, 8, 16, 4);
+  e.launch("row_input_grad", 2, 322);
+  e.mm(2, 331, 4, 8, 16);
+  e.launch("row_weight_grad", 2, 332);
+  e.node("ScaledSoftmaxBackward", 2, 11, 350, 10, true);
+  e.launch("softmax_backward", 2, 352);
+  e.node("LinearWithGradAccumulationAndAsyncCommunicationBackward", 2, 10, 370, 25, true);
+  e.mm(2, 371, 8, 4, 16);
+  e.launch("column_input_grad", 2, 372);
+  e.launch("ncclDevKernel_AllReduce_Sum_f16_RING_LL", 2, 380, 9);
+  e.launch("column_other", 2, 390);
+  e.node("UnknownBackward", 2, 99, 400, 5, true);
+  e.launch("orphan", 2, 401);
+  e.text += R"({"ph": "X", "cat": "user_annotation", "name": "Optimizer.step#FusedAdam.step", "pid": 1, "tid": 1, "ts": 500, "dur": 20},)";
+  e.launch("adam", 1, 505);
+  auto t = parseKineto("t.json", forwardPass(e.text));
   ASSERT_TRUE(bool(t)) << llvm::toString(t.takeError());
   auto r = tensorParallelRoles(*t);
   ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());

@@ -286,6 +286,19 @@ static llvm::Expected<std::map<GroupKey, GroupRule>> groupRules(const TraceSet &
   return rules;
 }
 
+/// The set's ranks made `world` many: the first `world` where fewer, else
+/// rank r running a copy of rank r mod the profiled world's profile.
+static void resizeWorld(TraceSet &set, int world) {
+  size_t w = set.ranks.size();
+  if (size_t(world) < w) set.ranks.resize(size_t(world));
+  set.ranks.reserve(size_t(world));
+  for (size_t r = w; r < size_t(world); ++r) {
+    KinetoTrace copy = set.ranks[r % w];
+    copy.rank = int(r);
+    set.ranks.push_back(std::move(copy));
+  }
+}
+
 llvm::Error scaleWorld(TraceSet &set, int world, llvm::ArrayRef<std::string> dataParallel) {
   int w = int(set.ranks.size());
   if (w != set.profiledWorld) return error("scaleWorld: the set is scaled already");
@@ -296,12 +309,7 @@ llvm::Error scaleWorld(TraceSet &set, int world, llvm::ArrayRef<std::string> dat
   if (auto err = unnamedSpanWorld(set)) return err;
   auto rules = groupRules(set, dataParallel);
   if (!rules) return rules.takeError();
-  set.ranks.reserve(size_t(world));
-  for (int r = w; r < world; ++r) {
-    KinetoTrace copy = set.ranks[size_t(r % w)];
-    copy.rank = r;
-    set.ranks.push_back(std::move(copy));
-  }
+  resizeWorld(set, world);
   int copies = world / w;
   for (KinetoTrace &t : set.ranks) {
     t.worldSize = world;
@@ -340,12 +348,7 @@ llvm::Error reshardWorld(TraceSet &set, int tp) {
         return error(fmt::format("{}: a send or receive between ranks {} and {}: pipeline stages, which the "
                                  "tensor-parallel what-if does not re-shard",
                                  t.file, t.rank, c.peer));
-  if (tp < w) set.ranks.resize(size_t(tp));
-  for (int r = w; r < tp; ++r) {
-    KinetoTrace copy = set.ranks[size_t(r % w)];
-    copy.rank = r;
-    set.ranks.push_back(std::move(copy));
-  }
+  resizeWorld(set, tp);
   std::vector<int> all(static_cast<size_t>(tp));
   for (int r = 0; r < tp; ++r) all[size_t(r)] = r;
   for (KinetoTrace &t : set.ranks) {
