@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fmt/format.h>
 #include <map>
 
@@ -102,14 +103,18 @@ TEST(TensorParallel, RolesFollowMegatronsPattern) {
 
 // With a next microbatch's column-parallel linear after the output layer,
 // the work between them is still the loss's alone: the mean after the loss
-// stays replicated.
+// stays replicated. The next microbatch's embeddings reduce across the
+// ranks after the loss: that does not make the output layer row-parallel.
 TEST(TensorParallel, OutputLayerBeforeTheNextMicrobatch) {
-  auto t = parseKineto("t.json", forwardPass(R"({"ph": "X", "cat": "cpu_op", "name": "LinearWithGradAccumulationAndAsyncCommunication", "pid": 1, "tid": 1, "ts": 400, "dur": 5},)"));
+  auto t = parseKineto("t.json", forwardPass(R"({"ph": "X", "cat": "cpu_op", "name": "_ReduceFromModelParallelRegion", "pid": 1, "tid": 1, "ts": 300, "dur": 5},)"
+                                             R"({"ph": "X", "cat": "cpu_op", "name": "LinearWithGradAccumulationAndAsyncCommunication", "pid": 1, "tid": 1, "ts": 400, "dur": 5},)"));
   ASSERT_TRUE(bool(t)) << llvm::toString(t.takeError());
   auto r = tensorParallelRoles(*t);
   ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
   EXPECT_EQ(r->columns, 3u);
+  EXPECT_EQ(r->rows, 1u);
   auto roles = rolesByName(*t, *r);
+  EXPECT_EQ(roles.at("gemm_head"), TpRole::Column);
   EXPECT_EQ(roles.at("cross_entropy"), TpRole::Sharded);
   EXPECT_EQ(roles.at("copy"), TpRole::Replicated);
   EXPECT_EQ(roles.at("mean"), TpRole::Replicated);
@@ -168,15 +173,44 @@ TEST(TensorParallel, BackwardNodesFollowTheirForwardOps) {
   }
 }
 
-// Sequence parallelism changes what is replicated: an error naming the
-// file, as is a profile without Megatron-LM's linears.
-TEST(TensorParallel, MegatronWithoutSequenceParallelismOnly) {
-  auto sp = parseKineto(
-      "s.json", forwardPass(R"({"ph": "X", "cat": "cpu_op", "name": "_GatherFromSequenceParallelRegion", "pid": 1, "tid": 1, "ts": 300, "dur": 5},)"));
-  ASSERT_TRUE(bool(sp));
+// With sequence parallelism (the embeddings scattered along the sequence
+// before the first linear) the work between the linears that would be
+// replicated is on sequence shards, until a gather makes the sequence whole
+// again; a reduce-scatter after a linear makes it row-parallel as an
+// all-reduce does. A sequence-parallel region of another kind is an error
+// naming the file, as is a profile without Megatron-LM's linears.
+TEST(TensorParallel, SequenceParallelism) {
+  auto op = [](const char *name, int ts) {
+    return fmt::format(R"({{"ph": "X", "cat": "cpu_op", "name": "{}", "pid": 1, "tid": 1, "ts": {}, "dur": 2}},)", name, ts);
+  };
+  auto sp = parseKineto("s.json", forwardPass(op("_ScatterToSequenceParallelRegion", 5) +
+                                              op("_GatherFromSequenceParallelRegion", 110)));
+  ASSERT_TRUE(bool(sp)) << llvm::toString(sp.takeError());
   auto r = tensorParallelRoles(*sp);
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  EXPECT_TRUE(r->sequenceParallel);
+  auto roles = rolesByName(*sp, *r);
+  EXPECT_EQ(roles.at("layernorm"), TpRole::Sharded); // between the scatter and the gather
+  EXPECT_EQ(roles.at("gemm_row"), TpRole::Row);
+  EXPECT_EQ(roles.at("copy"), TpRole::Replicated); // after the gather
+  EXPECT_EQ(roles.at("cross_entropy"), TpRole::Sharded);
+  std::string text = forwardPass(op("_ScatterToSequenceParallelRegion", 5));
+  text.replace(text.find("_ReduceFromModelParallelRegion"), strlen("_ReduceFromModelParallelRegion"),
+               "_ReduceScatterToSequenceParallelRegion");
+  auto scattered = parseKineto("r.json", text);
+  ASSERT_TRUE(bool(scattered));
+  r = tensorParallelRoles(*scattered);
+  ASSERT_TRUE(bool(r));
+  EXPECT_EQ(r->rows, 1u);
+  roles = rolesByName(*scattered, *r);
+  EXPECT_EQ(roles.at("gemm_row"), TpRole::Row);
+  EXPECT_EQ(roles.at("copy"), TpRole::Sharded);
+  EXPECT_EQ(roles.at("mean"), TpRole::Sharded);
+  auto other = parseKineto("o.json", forwardPass(op("_SplitToSequenceParallelRegion", 300)));
+  ASSERT_TRUE(bool(other));
+  r = tensorParallelRoles(*other);
   ASSERT_FALSE(bool(r));
-  EXPECT_NE(llvm::toString(r.takeError()).find("s.json: sequence parallelism"), std::string::npos);
+  EXPECT_NE(llvm::toString(r.takeError()).find("o.json: a sequence-parallel region of another kind"), std::string::npos);
   auto none = parseKineto("n.json", R"({"traceEvents": [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 10}]})");
   ASSERT_TRUE(bool(none));
   r = tensorParallelRoles(*none);

@@ -55,15 +55,15 @@ llvm::Expected<std::optional<ShapedOp>> resharded(const KinetoTrace &t, const Sh
       return error(fmt::format("{}: the backward GEMM {}x{}x{} (batch {}) of a linear sharded to {} a rank has that "
                                "size in more than one dimension: which one is the shard is not derivable",
                                t.file, op.m, op.k, op.n, op.batch, shard));
-    if (auto err = split(*dims[0], "the sharded dimension")) return std::move(err);
+    if (auto err = split(*dims[0], "the sharded dimension")) return err;
   } else if (op.kind == ShapedOp::Kind::Attention) {
-    if (auto err = split(out.heads, "the heads")) return std::move(err);
+    if (auto err = split(out.heads, "the heads")) return err;
     if (out.kvHeads)
-      if (auto err = split(out.kvHeads, "the key/value heads")) return std::move(err);
+      if (auto err = split(out.kvHeads, "the key/value heads")) return err;
   } else if (auto err = role == TpRole::Column ? split(out.n, "the output columns (N, column-parallel)")
                         : role == TpRole::Row  ? split(out.k, "the reduction (K, row-parallel)")
                                                : split(out.batch, "the batch of heads")) {
-    return std::move(err);
+    return err;
   }
   return std::optional<ShapedOp>(std::move(out));
 }
@@ -77,11 +77,14 @@ llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiled
   // holds there (Cost/Power.h), as gpuScale costs it.
   GpuSpec g = cost::atDuty(profiledGpu, 1.0);
   double startNs = cost::streamStart(g).value() * 1e9, share = double(from) / tp;
-  size_t shapes = 0, kernels = 0, streamed = 0, replicated = 0;
+  size_t shapes = 0, kernels = 0, streamed = 0, replicated = 0, gathers = 0;
   int64_t shapedNs = 0, streamedNs = 0, replicatedNs = 0; // rank 0's profiled device time of each
   TpRoles first;
   for (size_t k = 0; k < set.ranks.size(); ++k) {
     KinetoTrace &t = set.ranks[k];
+    auto gathered = reshardAllGathers(t, from, tp);
+    if (!gathered) return gathered.takeError();
+    if (k == 0) gathers = *gathered;
     if (k >= size_t(from)) { // a copy of rank k mod W, re-sharded already
       const KinetoTrace &of = set.ranks[k % size_t(from)];
       t.ops = of.ops, t.deviceFactor = of.deviceFactor;
@@ -132,15 +135,17 @@ llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiled
   set.whatIfs.push_back(fmt::format(
       "tensor parallel {} -> {} (rank 0): {} column- and {} row-parallel linears{}; {} matrix multiplies and "
       "attentions ({} kernels, {:.3f} ms profiled) re-costed at their new shapes on {}, {} other kernels, copies "
-      "and memsets on sharded activations ({:.3f} ms) x{:.3g} past a {:.2f} us start, {} replicated as profiled "
-      "({:.3f} ms); collectives keep their bytes",
+      "and memsets on sharded activations ({:.3f} ms{}) x{:.3g} past a {:.2f} us start, {} replicated as profiled "
+      "({:.3f} ms); collectives keep their bytes{}",
       from, tp, first.columns, first.rows,
       first.backward + first.unmatchedBackward
           ? fmt::format(", {} backward nodes of the step's forward ops ({} others replicated)", first.backward,
                         first.unmatchedBackward)
           : "",
-      shapes, kernels, double(shapedNs) / 1e6, profiledGpu.name, streamed, double(streamedNs) / 1e6, share,
-      startNs / 1e3, replicated, double(replicatedNs) / 1e6));
+      shapes, kernels, double(shapedNs) / 1e6, profiledGpu.name, streamed,
+      double(streamedNs) / 1e6, first.sequenceParallel ? "; sequence parallel: the norms and residual adds too" : "",
+      share, startNs / 1e3, replicated, double(replicatedNs) / 1e6,
+      gathers ? fmt::format(" but {} all-gathers, whose rank's share x{:.3g}", gathers, share) : ""));
   return llvm::Error::success();
 }
 

@@ -104,6 +104,9 @@ std::optional<TpMarker::Kind> tpMarkerKind(llvm::StringRef name) {
   using K = TpMarker::Kind;
   if (name == "LinearWithGradAccumulationAndAsyncCommunication") return K::Linear;
   if (name == "_ReduceFromModelParallelRegion") return K::Reduce;
+  if (name == "_ReduceScatterToSequenceParallelRegion") return K::ReduceScatter;
+  if (name == "_ScatterToSequenceParallelRegion") return K::SequenceScatter;
+  if (name == "_GatherFromSequenceParallelRegion") return K::SequenceGather;
   if (name == "_VocabParallelCrossEntropy") return K::VocabCrossEntropy;
   if (name.ends_with("SequenceParallelRegion")) return K::SequenceParallel;
   if (name.starts_with("Optimizer.step#")) return K::Optimizer;

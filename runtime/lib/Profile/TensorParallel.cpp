@@ -2,6 +2,8 @@
 
 #include "rapid/Profile/TensorParallel.h"
 
+#include "rapid/Profile/ExecGraph.h"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
@@ -26,6 +28,14 @@ struct Lane {
   std::vector<int64_t> shard; ///< each linear GEMM's sharded dimension (N or K) a rank; 0: no shaped GEMM
   std::vector<Span> sharded;  ///< ascending, disjoint
   std::vector<Span> optimizer;
+  /// Sequence parallelism: when the activations between the linears became
+  /// sequence shards (a scatter, or a reduce-scatter) and whole again (a
+  /// gather), by time.
+  std::vector<std::pair<int64_t, bool>> sequence;
+  bool sequenceSharded(int64_t at) const {
+    auto it = std::upper_bound(sequence.begin(), sequence.end(), std::pair{at, true});
+    return it != sequence.begin() && std::prev(it)->second;
+  }
 };
 
 /// The role of a linear's (or a node's) work and the size it is sharded to.
@@ -63,8 +73,10 @@ std::unordered_map<int64_t, Lane> lanes(const KinetoTrace &t) {
     for (const TpMarker *m : marks) {
       if (m->kind == K::Linear) l.linears.push_back({m->startNs, m->endNs});
       if (m->kind == K::Optimizer) l.optimizer.push_back({m->startNs, m->endNs});
-      if (m->kind == K::Reduce) reduces.push_back(m->startNs);
+      if (m->kind == K::Reduce || m->kind == K::ReduceScatter) reduces.push_back(m->startNs);
       if (m->kind == K::VocabCrossEntropy) losses.push_back({m->startNs, m->endNs});
+      if (m->kind == K::SequenceScatter || m->kind == K::ReduceScatter || m->kind == K::SequenceGather)
+        l.sequence.emplace_back(m->startNs, m->kind != K::SequenceGather);
     }
     // The first of `starts` at or after `from`.
     auto firstFrom = [](const auto &starts, int64_t from, auto startOf) {
@@ -72,9 +84,12 @@ std::unordered_map<int64_t, Lane> lanes(const KinetoTrace &t) {
                               [&](const auto &x, int64_t t) { return startOf(x) < t; });
     };
     // A linear is row-parallel when a tensor-parallel reduction starts
-    // after it and before the next linear.
+    // after it and before the next linear (and before a loss: the next
+    // microbatch's embeddings reduce too).
     for (size_t i = 0; i < l.linears.size(); ++i) {
       int64_t until = i + 1 < l.linears.size() ? l.linears[i + 1].lo : INT64_MAX;
+      if (auto loss = firstFrom(losses, l.linears[i].hi, [](const Span &x) { return x.lo; }); loss != losses.end())
+        until = std::min(until, loss->lo);
       auto r = firstFrom(reduces, l.linears[i].hi, [](int64_t x) { return x; });
       l.row.push_back(r != reduces.end() && *r < until);
       const ShapedOp *g = gemmIn(t, lane, l.linears[i].lo, l.linears[i].hi);
@@ -100,14 +115,15 @@ std::unordered_map<int64_t, Lane> lanes(const KinetoTrace &t) {
 }
 
 /// What forward work started at `at` on `lane` is: a linear's (Column or
-/// Row, with its shard), sharded with one, or replicated.
+/// Row, with its shard), sharded with one or along the sequence, or
+/// replicated.
 NodeRole forwardRole(const std::unordered_map<int64_t, Lane> &lanes, int64_t lane, int64_t at) {
   auto it = lanes.find(lane);
   if (it == lanes.end()) return {};
   const Lane &l = it->second;
   size_t j = 0;
   if (inside(l.linears, at, &j)) return {l.row[j] ? TpRole::Row : TpRole::Column, l.shard[j]};
-  if (inside(l.sharded, at)) return {TpRole::Sharded, 0};
+  if (inside(l.sharded, at) || l.sequenceSharded(at)) return {TpRole::Sharded, 0};
   return {};
 }
 
@@ -135,15 +151,16 @@ llvm::Expected<TpRoles> tensorParallelRoles(const KinetoTrace &t) {
     return std::find_if(t.tpMarkers.begin(), t.tpMarkers.end(), [&](const TpMarker &m) { return m.kind == k; });
   };
   if (auto it = has(K::SequenceParallel); it != t.tpMarkers.end())
-    return error(fmt::format("{}: sequence parallelism (a *SequenceParallelRegion at {:.3f} ms into the step): its "
-                             "replicated work and collectives change with the degree in ways the what-if does not "
-                             "derive yet",
+    return error(fmt::format("{}: a sequence-parallel region of another kind than Megatron-LM's scatter, gather and "
+                             "reduce-scatter (a *SequenceParallelRegion at {:.3f} ms into the step): what it shards "
+                             "is not known",
                              t.file, double(it->startNs) / 1e6));
   if (has(K::Linear) == t.tpMarkers.end())
     return error(t.file + ": no Megatron-LM tensor-parallel linears (cpu_ops named "
                           "LinearWithGradAccumulationAndAsyncCommunication): nothing says which work is sharded");
   std::unordered_map<int64_t, Lane> byLane = lanes(t);
   TpRoles out;
+  out.sequenceParallel = has(K::SequenceScatter) != t.tpMarkers.end() || has(K::ReduceScatter) != t.tpMarkers.end();
   for (const auto &[lane, l] : byLane)
     for (bool r : l.row) ++(r ? out.rows : out.columns);
   // Each backward node does the work of its forward node's kind.
@@ -196,6 +213,46 @@ llvm::Expected<TpRoles> tensorParallelRoles(const KinetoTrace &t) {
     out.device.push_back(role);
   }
   return out;
+}
+
+llvm::Expected<size_t> reshardAllGathers(KinetoTrace &t, int from, int to) {
+  std::unordered_map<int64_t, const Event *> callOf;
+  std::unordered_map<int64_t, std::vector<Event *>> notes; // each thread's annotations, as the graph reads them
+  for (Event &e : t.host) {
+    if (e.kind == EventKind::Runtime) callOf[e.correlation] = &e;
+    else if (e.comm < 0) notes[e.lane].push_back(&e);
+  }
+  std::vector<bool> comm(t.comms.size(), false);
+  std::vector<Event *> annotations;
+  size_t count = 0;
+  for (const Event &d : t.device) {
+    llvm::StringRef name = t.name(d);
+    if (d.kind != EventKind::Kernel || !isNcclKernel(name) || !name.contains("_AllGather")) continue;
+    ++count;
+    if (d.comm >= 0) comm[size_t(d.comm)] = true;
+    auto call = callOf.find(d.correlation);
+    if (call == callOf.end()) continue;
+    Event *found = nullptr; // the innermost: the last to start of those holding the call (ExecGraph's rule)
+    for (Event *a : notes[call->second->lane])
+      if (a->startNs <= call->second->startNs && call->second->startNs <= a->endNs()) found = a;
+    if (found) annotations.push_back(found);
+  }
+  auto scale = [&](int64_t &bytes) -> llvm::Error {
+    if (bytes < 0) return llvm::Error::success();
+    if ((bytes * from) % to)
+      return error(fmt::format("{}: an all-gather of {} B a rank at tensor parallel {} does not split evenly over {}",
+                               t.file, bytes, from, to));
+    bytes = bytes * from / to;
+    return llvm::Error::success();
+  };
+  std::sort(annotations.begin(), annotations.end());
+  annotations.erase(std::unique(annotations.begin(), annotations.end()), annotations.end());
+  for (Event *a : annotations)
+    if (auto err = scale(a->bytes)) return err;
+  for (size_t c = 0; c < comm.size(); ++c)
+    if (comm[c])
+      if (auto err = scale(t.comms[c].bytes)) return err;
+  return count;
 }
 
 } // namespace rapid::profile

@@ -88,8 +88,11 @@ struct TpMarker {
   enum class Kind : uint8_t {
     Linear,              ///< LinearWithGradAccumulationAndAsyncCommunication: a column- or row-parallel GEMM
     Reduce,              ///< _ReduceFromModelParallelRegion: a row-parallel output's all-reduce
+    ReduceScatter,       ///< _ReduceScatterToSequenceParallelRegion: the same, reduce-scattered along the sequence
+    SequenceScatter,     ///< _ScatterToSequenceParallelRegion: the embeddings split along the sequence
+    SequenceGather,      ///< _GatherFromSequenceParallelRegion: sequence shards gathered whole again
     VocabCrossEntropy,   ///< _VocabParallelCrossEntropy: the loss over vocabulary-sharded logits
-    SequenceParallel,    ///< _*SequenceParallelRegion: activations sharded along the sequence
+    SequenceParallel,    ///< another _*SequenceParallelRegion, whose effect is not known
     Optimizer,           ///< Optimizer.step#...: the update of the rank's parameters
   };
   Kind kind;

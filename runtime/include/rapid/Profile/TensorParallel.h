@@ -21,10 +21,13 @@
 //    as one dimension, and all of a linear's backward work is sharded;
 //  * the optimizer step (Optimizer.step#...) updates the rank's parameters:
 //    sharded (the linears' weights are all but the norms' few);
-//  * collectives keep their bytes (an all-reduce of the hidden state is
-//    as large at any degree) and change members.
-// Sequence parallelism is an error (the replicated work is sharded along
-// the sequence and the collectives change kind).
+//  * with sequence parallelism (Megatron-LM's scatter of the embeddings
+//    and reduce-scatter of a row-parallel output along the sequence) the
+//    work between the linears that would be replicated is on sequence
+//    shards: sharded, until a gather makes the sequence whole again;
+//  * collectives change members; all-reduces and reduce-scatters keep
+//    their bytes (the whole: an all-reduce of the hidden state is as large
+//    at any degree), all-gathers' bytes (a rank's share) scale.
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -46,10 +49,12 @@ struct TpRoles {
   std::vector<int64_t> shard;  ///< per device event: Grad's shard a rank (0: unknown, or not Grad)
   size_t columns = 0, rows = 0; ///< forward linears of each kind
   size_t backward = 0, unmatchedBackward = 0; ///< backward nodes with and without their forward op in the step
+  bool sequenceParallel = false; ///< the activations between the linears are sequence shards
 };
 
 /// What each of `t`'s device events is to the tensor parallelism, or an
-/// error naming the file: no Megatron-LM linears, sequence parallelism.
+/// error naming the file: no Megatron-LM linears, a sequence-parallel
+/// region of an unknown kind.
 llvm::Expected<TpRoles> tensorParallelRoles(const KinetoTrace &t);
 
 /// The world of a job re-sharded to `tp` ranks: the profiled world is its
@@ -57,5 +62,14 @@ llvm::Expected<TpRoles> tensorParallelRoles(const KinetoTrace &t);
 /// r mod W's profile. Jobs with smaller groups or point-to-point sends are
 /// errors (not derivable yet).
 llvm::Error reshardWorld(TraceSet &set, int tp);
+
+/// An all-gather moves each rank's share of a whole that the degree does
+/// not change, and its bytes are that share (the collective's input, as
+/// PyTorch records it and as Chakra counts an all-gather): at `to` ranks
+/// they are from/to times the profiled. Scales the bytes of `t`'s
+/// all-gathers (their nccl: annotations and record_param_comms); the count
+/// of all-gather kernels, or an error where the bytes do not split.
+/// All-reduces and reduce-scatters (whose bytes are the whole) keep theirs.
+llvm::Expected<size_t> reshardAllGathers(KinetoTrace &t, int from, int to);
 
 } // namespace rapid::profile
