@@ -74,12 +74,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (llvm::Error e = profile::scaleWorld(*set, 2 * int(set->ranks.size())))
       return llvm::consumeError(std::move(e)), 0;
   } else if (flags & 64) {
-    int from = int(set->ranks.size());
-    if (llvm::Error e = profile::reshardWorld(*set, 2 * from))
+    int tp = 2 * int(set->ranks.size());
+    if (llvm::Error e = profile::reshardWorld(*set, tp))
       return llvm::consumeError(std::move(e)), 0;
     for (profile::KinetoTrace &t : set->ranks) {
-      if (auto gathers = profile::reshardAllGathers(t, from, 2 * from); !gathers)
-        return llvm::consumeError(gathers.takeError()), 0;
+      if (auto resized = profile::reshardCollectives(t, set->profiledTensorParallel, tp); !resized)
+        return llvm::consumeError(resized.takeError()), 0;
       auto roles = profile::tensorParallelRoles(t);
       if (!roles)
         return llvm::consumeError(roles.takeError()), 0;

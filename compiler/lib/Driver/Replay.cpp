@@ -38,7 +38,8 @@ llvm::Expected<RunResult> runReplay(const ExperimentPoint &point, unsigned jobs)
     rest = tail;
   }
   if (spec.tensorParallel && point.profiledGpu)
-    if (llvm::Error e = profile::reshardTensorParallel(*set, int(spec.tensorParallel), *point.profiledGpu))
+    if (llvm::Error e =
+            profile::reshardTensorParallel(*set, int(spec.tensorParallel), *point.profiledGpu, dataParallel))
       return e;
   if (spec.weakScaling && int64_t(set->ranks.size()) != point.network.gpus)
     if (llvm::Error e =
@@ -46,10 +47,10 @@ llvm::Expected<RunResult> runReplay(const ExperimentPoint &point, unsigned jobs)
       return llvm::createStringError(fmt::format("network '{}' has {} GPUs for a trace of {} ranks: {}",
                                                  point.network.name, point.network.gpus, set->profiledWorld,
                                                  llvm::toString(std::move(e))));
-  if (spec.tensorParallel && spec.tensorParallel != point.network.gpus)
+  if (spec.tensorParallel && int64_t(set->ranks.size()) != point.network.gpus)
     return llvm::createStringError(fmt::format("replay.tensor_parallel = {} runs the job on {} ranks, but network '{}' "
                                                "has {} GPUs",
-                                               spec.tensorParallel, spec.tensorParallel, point.network.name,
+                                               spec.tensorParallel, set->ranks.size(), point.network.name,
                                                point.network.gpus));
   if (int64_t(set->ranks.size()) != point.network.gpus)
     return llvm::createStringError(fmt::format("the trace has {} ranks but network '{}' has {} GPUs{}",

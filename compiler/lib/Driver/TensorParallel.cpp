@@ -70,26 +70,31 @@ llvm::Expected<std::optional<ShapedOp>> resharded(const KinetoTrace &t, const Sh
 
 } // namespace
 
-llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiledGpu) {
-  int from = set.profiledWorld;
-  if (auto err = reshardWorld(set, tp)) return err;
+llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiledGpu,
+                                  llvm::ArrayRef<std::string> dataParallel) {
+  if (auto err = reshardWorld(set, tp, dataParallel)) return err;
+  int from = set.profiledTensorParallel;
   // A profiled step keeps the tensor cores busy: the clock its power limit
   // holds there (Cost/Power.h), as gpuScale costs it.
   GpuSpec g = cost::atDuty(profiledGpu, 1.0);
   double startNs = cost::streamStart(g).value() * 1e9, share = double(from) / tp;
-  size_t shapes = 0, kernels = 0, streamed = 0, replicated = 0, gathers = 0;
+  size_t shapes = 0, kernels = 0, streamed = 0, replicated = 0;
+  ResizedCollectives resized;
   int64_t shapedNs = 0, streamedNs = 0, replicatedNs = 0; // rank 0's profiled device time of each
   TpRoles first;
+  std::vector<int> done(size_t(set.profiledWorld), -1); // the rank that re-sharded each profiled rank's profile
   for (size_t k = 0; k < set.ranks.size(); ++k) {
     KinetoTrace &t = set.ranks[k];
-    auto gathered = reshardAllGathers(t, from, tp);
-    if (!gathered) return gathered.takeError();
-    if (k == 0) gathers = *gathered;
-    if (k >= size_t(from)) { // a copy of rank k mod W, re-sharded already
-      const KinetoTrace &of = set.ranks[k % size_t(from)];
+    auto collectives = reshardCollectives(t, from, tp);
+    if (!collectives) return collectives.takeError();
+    if (k == 0) resized = *collectives;
+    int &by = done[size_t(set.origin[k])];
+    if (by >= 0) { // a copy of a profile re-sharded already
+      const KinetoTrace &of = set.ranks[size_t(by)];
       t.ops = of.ops, t.deviceFactor = of.deviceFactor;
       continue;
     }
+    by = int(k);
     auto roles = tensorParallelRoles(t);
     if (!roles) return roles.takeError();
     std::vector<std::optional<ShapedOp>> ops(t.ops.size());
@@ -136,7 +141,7 @@ llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiled
       "tensor parallel {} -> {} (rank 0): {} column- and {} row-parallel linears{}; {} matrix multiplies and "
       "attentions ({} kernels, {:.3f} ms profiled) re-costed at their new shapes on {}, {} other kernels, copies "
       "and memsets on sharded activations ({:.3f} ms{}) x{:.3g} past a {:.2f} us start, {} replicated as profiled "
-      "({:.3f} ms); collectives keep their bytes{}",
+      "({:.3f} ms); collectives keep their bytes{}{}",
       from, tp, first.columns, first.rows,
       first.backward + first.unmatchedBackward
           ? fmt::format(", {} backward nodes of the step's forward ops ({} others replicated)", first.backward,
@@ -145,15 +150,23 @@ llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiled
       shapes, kernels, double(shapedNs) / 1e6, profiledGpu.name, streamed,
       double(streamedNs) / 1e6, first.sequenceParallel ? "; sequence parallel: the norms and residual adds too" : "",
       share, startNs / 1e3, replicated, double(replicatedNs) / 1e6,
-      gathers ? fmt::format(" but {} all-gathers, whose rank's share x{:.3g}", gathers, share) : ""));
+      resized.allGathers ? fmt::format(" but {} all-gathers, whose rank's share x{:.3g}", resized.allGathers, share)
+                         : "",
+      resized.dataParallel
+          ? fmt::format("; {} data-parallel collective{} over {} copies of the job, the rank's share of the "
+                        "parameters x{:.3g}",
+                        resized.dataParallel, resized.dataParallel == 1 ? "" : "s", set.ranks.size() / size_t(tp),
+                        share)
+          : ""));
   return llvm::Error::success();
 }
 
 llvm::Error reshardTensorParallel(TraceSet &set, int tp, const std::string &profiledGpu,
-                                  const std::vector<std::string> &imports, const std::string &stdlibDir) {
+                                  const std::vector<std::string> &imports, const std::string &stdlibDir,
+                                  llvm::ArrayRef<std::string> dataParallel) {
   auto g = gpuByName(profiledGpu, imports, stdlibDir);
   if (!g) return g.takeError();
-  return reshardTensorParallel(set, tp, *g);
+  return reshardTensorParallel(set, tp, *g, dataParallel);
 }
 
 } // namespace rapid::profile

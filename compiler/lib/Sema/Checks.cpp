@@ -287,9 +287,10 @@ struct Checker {
     if (r.weakScaling && r.collectives == ReplayCollectives::Measured)
       fail("replay.weak_scaling", "a weak-scaled replay runs collectives over more ranks than were profiled, which "
            "have no measured time; set replay.collectives = network");
-    if (!r.dataParallel.empty() && !r.weakScaling)
-      fail("replay.data_parallel", "data-parallel groups grow with a weak-scaled world; set replay.weak_scaling = on "
-           "or leave data_parallel empty");
+    if (!r.dataParallel.empty() && !r.weakScaling && !r.tensorParallel)
+      fail("replay.data_parallel", "data-parallel groups grow with a weak-scaled world or sit beside the "
+           "tensor-parallel groups of a re-sharded one; set replay.weak_scaling = on or replay.tensor_parallel, or "
+           "leave data_parallel empty");
     if (r.tensorParallel && r.collectives == ReplayCollectives::Measured)
       fail("replay.tensor_parallel", "a re-sharded replay runs collectives over other ranks than were profiled, "
            "which have no measured time; set replay.collectives = network");

@@ -181,8 +181,13 @@ void printReplay(const TraceSet &set, const ReplayResult &r, bool json, llvm::ra
     kernels += g.kernels, copies += g.copies, memsets += g.memsets, nodes += g.nodes.size();
   os << fmt::format("replay of {}: {} ranks ({}{}{}), {}{}\n", set.source, set.ranks.size(),
                     t0.backend.empty() ? "no backend" : t0.backend, t0.gpu.empty() ? "" : ", ", t0.gpu, t0.step,
-                    set.tensorParallel ? fmt::format("; the tensor-parallel group of {} re-sharded to {}",
-                                                     set.profiledWorld, set.tensorParallel)
+                    set.tensorParallel ? fmt::format("; the tensor-parallel group{} of {} re-sharded to {}{}",
+                                                     set.profiledTensorParallel < set.profiledWorld ? "s" : "",
+                                                     set.profiledTensorParallel, set.tensorParallel,
+                                                     set.profiledTensorParallel < set.profiledWorld
+                                                         ? fmt::format(" ({} data-parallel copies)",
+                                                                       set.profiledWorld / set.profiledTensorParallel)
+                                                         : "")
                     : int(set.ranks.size()) > set.profiledWorld
                         ? fmt::format("; the {} profiled ranks scaled to {}, rank r running rank r mod {}",
                                       set.profiledWorld, set.ranks.size(), set.profiledWorld)

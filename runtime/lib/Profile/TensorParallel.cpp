@@ -5,6 +5,7 @@
 #include "rapid/Profile/ExecGraph.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
 #include <unordered_map>
@@ -215,30 +216,42 @@ llvm::Expected<TpRoles> tensorParallelRoles(const KinetoTrace &t) {
   return out;
 }
 
-llvm::Expected<size_t> reshardAllGathers(KinetoTrace &t, int from, int to) {
+llvm::Expected<ResizedCollectives> reshardCollectives(KinetoTrace &t, int from, int to) {
   std::unordered_map<int64_t, const Event *> callOf;
   std::unordered_map<int64_t, std::vector<Event *>> notes; // each thread's annotations, as the graph reads them
   for (Event &e : t.host) {
     if (e.kind == EventKind::Runtime) callOf[e.correlation] = &e;
     else if (e.comm < 0) notes[e.lane].push_back(&e);
   }
-  std::vector<bool> comm(t.comms.size(), false);
-  std::vector<Event *> annotations;
-  size_t count = 0;
+  // What each collective's bytes become: exactly from/to (a tensor-parallel
+  // all-gather) or to the byte (a data-parallel collective).
+  enum class Resize : uint8_t { Keep, Exact, Rounded };
+  std::vector<Resize> comm(t.comms.size(), Resize::Keep);
+  std::vector<std::pair<Event *, Resize>> annotations;
+  ResizedCollectives out;
   for (const Event &d : t.device) {
     llvm::StringRef name = t.name(d);
-    if (d.kind != EventKind::Kernel || !isNcclKernel(name) || !name.contains("_AllGather")) continue;
-    ++count;
-    if (d.comm >= 0) comm[size_t(d.comm)] = true;
+    if (d.kind != EventKind::Kernel || !isNcclKernel(name)) continue;
+    int32_t group = d.comm >= 0 ? t.comms[size_t(d.comm)].group : -1;
+    Resize how = group >= 0 && t.groups[size_t(group)].dataParallel ? Resize::Rounded
+                 : name.contains("_AllGather")                       ? Resize::Exact
+                                                                     : Resize::Keep;
+    if (how == Resize::Keep) continue;
+    ++(how == Resize::Rounded ? out.dataParallel : out.allGathers);
+    if (d.comm >= 0) comm[size_t(d.comm)] = how;
     auto call = callOf.find(d.correlation);
     if (call == callOf.end()) continue;
     Event *found = nullptr; // the innermost: the last to start of those holding the call (ExecGraph's rule)
     for (Event *a : notes[call->second->lane])
       if (a->startNs <= call->second->startNs && call->second->startNs <= a->endNs()) found = a;
-    if (found) annotations.push_back(found);
+    if (found) annotations.emplace_back(found, how);
   }
-  auto scale = [&](int64_t &bytes) -> llvm::Error {
-    if (bytes < 0) return llvm::Error::success();
+  auto scale = [&](int64_t &bytes, Resize how) -> llvm::Error {
+    if (bytes < 0 || how == Resize::Keep) return llvm::Error::success();
+    if (how == Resize::Rounded) {
+      bytes = std::max<int64_t>(bytes > 0, std::llround(double(bytes) * from / to));
+      return llvm::Error::success();
+    }
     if ((bytes * from) % to)
       return error(fmt::format("{}: an all-gather of {} B a rank at tensor parallel {} does not split evenly over {}",
                                t.file, bytes, from, to));
@@ -246,13 +259,14 @@ llvm::Expected<size_t> reshardAllGathers(KinetoTrace &t, int from, int to) {
     return llvm::Error::success();
   };
   std::sort(annotations.begin(), annotations.end());
-  annotations.erase(std::unique(annotations.begin(), annotations.end()), annotations.end());
-  for (Event *a : annotations)
-    if (auto err = scale(a->bytes)) return err;
+  annotations.erase(std::unique(annotations.begin(), annotations.end(),
+                                [](const auto &a, const auto &b) { return a.first == b.first; }),
+                    annotations.end());
+  for (auto [a, how] : annotations)
+    if (auto err = scale(a->bytes, how)) return err;
   for (size_t c = 0; c < comm.size(); ++c)
-    if (comm[c])
-      if (auto err = scale(t.comms[c].bytes)) return err;
-  return count;
+    if (auto err = scale(t.comms[c].bytes, comm[c])) return err;
+  return out;
 }
 
 } // namespace rapid::profile

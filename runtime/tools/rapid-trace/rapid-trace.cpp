@@ -69,12 +69,15 @@ static cl::opt<int> world("world",
 static cl::list<std::string> dataParallel(
     "data-parallel",
     cl::desc("with --world: the process groups (by description or name, comma-separated) that are data parallel "
-             "and grow with the world; the profile's other groups smaller than its world are copied with the job"),
+             "and grow with the world; the profile's other groups smaller than its world are copied with the job; "
+             "with --tensor-parallel: the data-parallel groups, the others smaller than the world being "
+             "tensor-parallel"),
     cl::value_desc("group,..."), cl::CommaSeparated, cl::sub(replayCmd), cl::sub(convertCmd));
 static cl::opt<int> tensorParallel(
     "tensor-parallel",
-    cl::desc("run a Megatron-LM step profiled as one tensor-parallel group at this degree on as many ranks: "
-             "sharded kernels re-costed on --profiled-gpu, collectives re-simulated (needs --network)"),
+    cl::desc("run a Megatron-LM step at this tensor-parallel degree, profiled as one tensor-parallel group (or as "
+             "several beside the groups --data-parallel names): sharded kernels re-costed on --profiled-gpu, "
+             "collectives re-simulated (needs --network)"),
     cl::value_desc("ranks"), cl::init(0), cl::sub(replayCmd), cl::sub(convertCmd));
 static cl::opt<std::string> outFormat("format", cl::desc("text (default) or json"), cl::init("text"),
                                       cl::sub(replayCmd));
@@ -101,15 +104,17 @@ static std::pair<profile::TraceSet, profile::ReplayOptions> load() {
   profile::ReadOptions ro;
   ro.step = step;
   profile::TraceSet set = orDie(profile::loadTraceSet(input, ro));
-  if (!dataParallel.empty() && !world.getNumOccurrences()) die("--data-parallel goes with --world");
+  if (!dataParallel.empty() && !world.getNumOccurrences() && !tensorParallel.getNumOccurrences())
+    die("--data-parallel goes with --world or --tensor-parallel");
   if (world.getNumOccurrences())
     if (Error e = profile::scaleWorld(set, world, std::vector<std::string>(dataParallel.begin(), dataParallel.end())))
       die(toString(std::move(e)));
   if (tensorParallel.getNumOccurrences()) {
     if (world.getNumOccurrences()) die("--tensor-parallel and --world do not go together yet");
     if (profiledGpu.empty()) die("--tensor-parallel needs --profiled-gpu: the sharded kernels are re-costed there");
+    std::vector<std::string> groups(dataParallel.begin(), dataParallel.end());
     if (Error e = profile::reshardTensorParallel(set, tensorParallel, profiledGpu, {imports.begin(), imports.end()},
-                                                 stdlibDir))
+                                                 stdlibDir, groups))
       die(toString(std::move(e)));
   }
   if (network.empty() && (!faults.empty() || !system_.empty() || !protocol.empty()))

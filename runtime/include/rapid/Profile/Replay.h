@@ -26,6 +26,8 @@ struct TraceSet {
   size_t hostFiles = 0;            ///< host execution traces in the directory (HostTrace.h)
   int profiledWorld = 0;           ///< ranks profiled; those after them run copies (scaleWorld)
   int tensorParallel = 0;          ///< the degree reshardWorld ran the job at; 0: as profiled
+  int profiledTensorParallel = 0;  ///< the degree it was profiled at (reshardWorld)
+  std::vector<int> origin;         ///< after reshardWorld: the profiled rank each rank runs
   std::vector<std::string> whatIfs; ///< what was changed, one line each, for the report
 };
 

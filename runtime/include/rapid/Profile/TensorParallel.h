@@ -57,11 +57,17 @@ struct TpRoles {
 /// region of an unknown kind.
 llvm::Expected<TpRoles> tensorParallelRoles(const KinetoTrace &t);
 
-/// The world of a job re-sharded to `tp` ranks: the profiled world is its
-/// tensor-parallel group (every communicator spans it); rank r runs rank
-/// r mod W's profile. Jobs with smaller groups or point-to-point sends are
-/// errors (not derivable yet).
-llvm::Error reshardWorld(TraceSet &set, int tp);
+/// The world of a job re-sharded to tensor-parallel degree `tp`. Either the
+/// profiled world is one tensor-parallel group of W ranks, run on `tp`
+/// ranks (rank r runs rank r mod W's profile); or the profile names its
+/// process groups, `dataParallel` names the data-parallel ones (by
+/// description or name) and the others smaller than the world are
+/// tensor-parallel groups of T consecutive ranks (Megatron-LM's order), D =
+/// W / T of them: the job runs on tp x D ranks, rank d tp + j running rank
+/// d T + j mod T's profile, its tensor-parallel group d's tp ranks and its
+/// data-parallel group every j-th. Other layouts, unnamed collectives over
+/// fewer ranks than the world and point-to-point sends are errors.
+llvm::Error reshardWorld(TraceSet &set, int tp, llvm::ArrayRef<std::string> dataParallel = {});
 
 /// An all-gather moves each rank's share of a whole that the degree does
 /// not change, and its bytes are that share (the collective's input, as
@@ -70,6 +76,12 @@ llvm::Error reshardWorld(TraceSet &set, int tp);
 /// all-gathers (their nccl: annotations and record_param_comms); the count
 /// of all-gather kernels, or an error where the bytes do not split.
 /// All-reduces and reduce-scatters (whose bytes are the whole) keep theirs.
-llvm::Expected<size_t> reshardAllGathers(KinetoTrace &t, int from, int to);
+/// In a data-parallel group (ProcessGroup::dataParallel) every collective
+/// moves the rank's share of the sharded parameters or their gradients:
+/// its bytes scale by from/to, rounded to the byte.
+struct ResizedCollectives {
+  size_t allGathers = 0, dataParallel = 0; ///< kernels of each kind resized
+};
+llvm::Expected<ResizedCollectives> reshardCollectives(KinetoTrace &t, int from, int to);
 
 } // namespace rapid::profile
