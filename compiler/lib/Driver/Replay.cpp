@@ -38,10 +38,11 @@ llvm::Expected<RunResult> runReplay(const ExperimentPoint &point, unsigned jobs)
     rest = tail;
   }
   if (spec.tensorParallel && point.profiledGpu)
-    if (llvm::Error e =
-            profile::reshardTensorParallel(*set, int(spec.tensorParallel), *point.profiledGpu, dataParallel))
+    if (llvm::Error e = profile::reshardTensorParallel(
+            *set, int(spec.tensorParallel), *point.profiledGpu, dataParallel,
+            spec.weakScaling ? int(std::min<int64_t>(point.network.gpus, INT32_MAX)) : 0))
       return e;
-  if (spec.weakScaling && int64_t(set->ranks.size()) != point.network.gpus)
+  if (spec.weakScaling && !spec.tensorParallel && int64_t(set->ranks.size()) != point.network.gpus)
     if (llvm::Error e =
             profile::scaleWorld(*set, int(std::min<int64_t>(point.network.gpus, INT32_MAX)), dataParallel))
       return llvm::createStringError(fmt::format("network '{}' has {} GPUs for a trace of {} ranks: {}",

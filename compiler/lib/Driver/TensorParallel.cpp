@@ -71,8 +71,8 @@ llvm::Expected<std::optional<ShapedOp>> resharded(const KinetoTrace &t, const Sh
 } // namespace
 
 llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiledGpu,
-                                  llvm::ArrayRef<std::string> dataParallel) {
-  if (auto err = reshardWorld(set, tp, dataParallel)) return err;
+                                  llvm::ArrayRef<std::string> dataParallel, int world) {
+  if (auto err = reshardWorld(set, tp, dataParallel, world)) return err;
   int from = set.profiledTensorParallel;
   // A profiled step keeps the tensor cores busy: the clock its power limit
   // holds there (Cost/Power.h), as gpuScale costs it.
@@ -163,10 +163,10 @@ llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiled
 
 llvm::Error reshardTensorParallel(TraceSet &set, int tp, const std::string &profiledGpu,
                                   const std::vector<std::string> &imports, const std::string &stdlibDir,
-                                  llvm::ArrayRef<std::string> dataParallel) {
+                                  llvm::ArrayRef<std::string> dataParallel, int world) {
   auto g = gpuByName(profiledGpu, imports, stdlibDir);
   if (!g) return g.takeError();
-  return reshardTensorParallel(set, tp, *g, dataParallel);
+  return reshardTensorParallel(set, tp, *g, dataParallel, world);
 }
 
 } // namespace rapid::profile

@@ -297,9 +297,9 @@ struct Checker {
     if (r.tensorParallel && !p.profiledGpu)
       fail("replay.tensor_parallel", "a re-sharded replay re-costs the sharded kernels on the GPU the profile ran "
            "on; name it: replay.profiled_gpu = \"GPU\"");
-    if (r.tensorParallel && r.weakScaling)
-      fail("replay.tensor_parallel", "a re-sharded replay is not weak-scaled too (yet); set replay.weak_scaling = "
-           "off");
+    if (r.tensorParallel && r.weakScaling && r.dataParallel.empty())
+      fail("replay.tensor_parallel", "a re-sharded replay grows only the data-parallel groups it is told of; name "
+           "them (replay.data_parallel = \"GROUP\") or set replay.weak_scaling = off");
     if (p.faults && r.collectives == ReplayCollectives::Measured)
       fail("faults", "fault set '{}' acts on the network, but this replay keeps every collective's profiled time; set "
            "replay.collectives = network", p.faults->name);

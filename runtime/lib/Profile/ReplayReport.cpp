@@ -186,7 +186,7 @@ void printReplay(const TraceSet &set, const ReplayResult &r, bool json, llvm::ra
                                                      set.profiledTensorParallel, set.tensorParallel,
                                                      set.profiledTensorParallel < set.profiledWorld
                                                          ? fmt::format(" ({} data-parallel copies)",
-                                                                       set.profiledWorld / set.profiledTensorParallel)
+                                                                       set.ranks.size() / size_t(set.tensorParallel))
                                                          : "")
                     : int(set.ranks.size()) > set.profiledWorld
                         ? fmt::format("; the {} profiled ranks scaled to {}, rank r running rank r mod {}",

@@ -378,7 +378,7 @@ static llvm::Expected<int> profiledDegree(TraceSet &set, llvm::ArrayRef<std::str
   return t;
 }
 
-llvm::Error reshardWorld(TraceSet &set, int tp, llvm::ArrayRef<std::string> dataParallel) {
+llvm::Error reshardWorld(TraceSet &set, int tp, llvm::ArrayRef<std::string> dataParallel, int world) {
   int w = int(set.ranks.size());
   if (w != set.profiledWorld || set.tensorParallel)
     return error("a tensor-parallel what-if of a job scaled or re-sharded already");
@@ -388,6 +388,18 @@ llvm::Error reshardWorld(TraceSet &set, int tp, llvm::ArrayRef<std::string> data
   auto degree = profiledDegree(set, dataParallel);
   if (!degree) return degree.takeError();
   int t = *degree, copies = w / t;
+  if (world) {
+    bool named = llvm::any_of(set.ranks.front().groups, [](const ProcessGroup &g) { return g.dataParallel; });
+    if (!named)
+      return error(fmt::format("{}: a world of {} ranks at tensor-parallel degree {} adds data-parallel copies of the "
+                               "job, but the profile names no data-parallel group to grow (--data-parallel, "
+                               "replay.data_parallel)",
+                               set.source, world, tp));
+    if (world % tp || world > kMaxScaledWorld)
+      return error(fmt::format("a world of {} ranks at tensor-parallel degree {}: it must be a multiple of the degree, "
+                               "at most {}",
+                               world, tp, kMaxScaledWorld));
+  }
   if (t == w)
     for (const auto &[key, desc] : namedGroups(set))
       if (int(key.second.size()) != w)
@@ -396,21 +408,23 @@ llvm::Error reshardWorld(TraceSet &set, int tp, llvm::ArrayRef<std::string> data
                                  "parallel (--data-parallel, replay.data_parallel) and tensor-parallel groups of "
                                  "consecutive ranks beside them",
                                  set.source, key.first, desc, key.second.size(), w));
-  if (int64_t(tp) * copies > kMaxScaledWorld)
+  if (!world && int64_t(tp) * copies > kMaxScaledWorld)
     return error(fmt::format("tensor-parallel degree {} with {} data-parallel copies: {} ranks, past {}", tp, copies,
                              int64_t(tp) * copies, kMaxScaledWorld));
+  int profiledCopies = copies;
+  if (world) copies = world / tp;
   for (const KinetoTrace &k : set.ranks)
     for (const CommInfo &c : k.comms)
       if (c.peer >= 0)
         return error(fmt::format("{}: a send or receive between ranks {} and {}: pipeline stages, which the "
                                  "tensor-parallel what-if does not re-shard",
                                  k.file, k.rank, c.peer));
-  int world = tp * copies;
+  world = tp * copies;
   std::vector<KinetoTrace> ranks;
   ranks.reserve(size_t(world));
   set.origin.assign(size_t(world), 0);
   for (int r = 0; r < world; ++r) {
-    int d = r / tp, j = r % tp, o = d * t + j % t;
+    int d = r / tp, j = r % tp, o = d % profiledCopies * t + j % t;
     set.origin[size_t(r)] = o;
     KinetoTrace k = set.ranks[size_t(o)];
     k.rank = r;

@@ -64,7 +64,8 @@ static cl::opt<std::string> protocol("protocol",
 static cl::opt<int> world("world",
                           cl::desc("weak-scale the job to this many ranks, a multiple of the profiled: rank r runs "
                                    "rank r mod the profiled's, every world-wide communicator spans them all (needs --network; "
-                                   "smaller groups: --data-parallel)"),
+                                   "smaller groups: --data-parallel); with --tensor-parallel: the re-sharded job's ranks, "
+                                   "a multiple of the degree, its data-parallel groups growing"),
                           cl::value_desc("ranks"), cl::init(0), cl::sub(replayCmd), cl::sub(convertCmd));
 static cl::list<std::string> dataParallel(
     "data-parallel",
@@ -106,15 +107,14 @@ static std::pair<profile::TraceSet, profile::ReplayOptions> load() {
   profile::TraceSet set = orDie(profile::loadTraceSet(input, ro));
   if (!dataParallel.empty() && !world.getNumOccurrences() && !tensorParallel.getNumOccurrences())
     die("--data-parallel goes with --world or --tensor-parallel");
-  if (world.getNumOccurrences())
+  if (world.getNumOccurrences() && !tensorParallel.getNumOccurrences())
     if (Error e = profile::scaleWorld(set, world, std::vector<std::string>(dataParallel.begin(), dataParallel.end())))
       die(toString(std::move(e)));
   if (tensorParallel.getNumOccurrences()) {
-    if (world.getNumOccurrences()) die("--tensor-parallel and --world do not go together yet");
     if (profiledGpu.empty()) die("--tensor-parallel needs --profiled-gpu: the sharded kernels are re-costed there");
     std::vector<std::string> groups(dataParallel.begin(), dataParallel.end());
     if (Error e = profile::reshardTensorParallel(set, tensorParallel, profiledGpu, {imports.begin(), imports.end()},
-                                                 stdlibDir, groups))
+                                                 stdlibDir, groups, world.getNumOccurrences() ? int(world) : 0))
       die(toString(std::move(e)));
   }
   if (network.empty() && (!faults.empty() || !system_.empty() || !protocol.empty()))

@@ -24,15 +24,16 @@
 namespace rapid::profile {
 
 /// Re-shards `set` (as loaded, unscaled) to tensor-parallel degree `tp` on
-/// `profiledGpu` (`dataParallel`: the profile's data-parallel groups,
-/// reshardWorld), adding a line to its what-ifs; errors name the file and
-/// the work that does not split.
+/// `profiledGpu` (`dataParallel`: the profile's data-parallel groups;
+/// `world`: the ranks, for another data-parallel degree; reshardWorld),
+/// adding a line to its what-ifs; errors name the file and the work that
+/// does not split.
 llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiledGpu,
-                                  llvm::ArrayRef<std::string> dataParallel = {});
+                                  llvm::ArrayRef<std::string> dataParallel = {}, int world = 0);
 
 /// The same for a gpu declaration by name (std.gpus and `imports`).
 llvm::Error reshardTensorParallel(TraceSet &set, int tp, const std::string &profiledGpu,
                                   const std::vector<std::string> &imports, const std::string &stdlibDir,
-                                  llvm::ArrayRef<std::string> dataParallel = {});
+                                  llvm::ArrayRef<std::string> dataParallel = {}, int world = 0);
 
 } // namespace rapid::profile

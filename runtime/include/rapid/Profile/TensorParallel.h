@@ -65,9 +65,12 @@ llvm::Expected<TpRoles> tensorParallelRoles(const KinetoTrace &t);
 /// tensor-parallel groups of T consecutive ranks (Megatron-LM's order), D =
 /// W / T of them: the job runs on tp x D ranks, rank d tp + j running rank
 /// d T + j mod T's profile, its tensor-parallel group d's tp ranks and its
-/// data-parallel group every j-th. Other layouts, unnamed collectives over
-/// fewer ranks than the world and point-to-point sends are errors.
-llvm::Error reshardWorld(TraceSet &set, int tp, llvm::ArrayRef<std::string> dataParallel = {});
+/// data-parallel group every j-th. With `world` (a multiple of `tp`; 0: as
+/// profiled) the job runs world / tp copies instead of D, copy d running
+/// copy d mod D's profiles, its data-parallel groups as many. Other layouts,
+/// unnamed collectives over fewer ranks than the world and point-to-point
+/// sends are errors.
+llvm::Error reshardWorld(TraceSet &set, int tp, llvm::ArrayRef<std::string> dataParallel = {}, int world = 0);
 
 /// An all-gather moves each rank's share of a whole that the degree does
 /// not change, and its bytes are that share (the collective's input, as
