@@ -74,8 +74,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (llvm::Error e = profile::scaleWorld(*set, 2 * int(set->ranks.size())))
       return llvm::consumeError(std::move(e)), 0;
   } else if (flags & 64) {
+    // Alongside the data-parallel groups, where the profile names them so.
+    std::vector<std::string> dataParallel;
+    for (const auto &[key, desc] : profile::namedGroups(*set))
+      if (desc == "DATA_PARALLEL_GROUP" && dataParallel.empty()) dataParallel.push_back(desc);
     int tp = 2 * int(set->ranks.size());
-    if (llvm::Error e = profile::reshardWorld(*set, tp))
+    if (llvm::Error e = profile::reshardWorld(*set, tp, dataParallel))
       return llvm::consumeError(std::move(e)), 0;
     for (profile::KinetoTrace &t : set->ranks) {
       if (auto resized = profile::reshardCollectives(t, set->profiledTensorParallel, tp); !resized)

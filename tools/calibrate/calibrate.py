@@ -15,7 +15,11 @@ wrong byte count shows as an error. A backward is timed as forward + backward
 (torch.autograd.grad) minus the forward. Each kernel is timed as
 `--reps` back-to-back calls captured in one CUDA graph, so no launch cost is in the
 figure (rapidc adds a stack's launch cost separately), after `--warmup` replays;
-the median of `--trials` graph replays is kept.
+the median of `--trials` graph replays is kept. Each row also records when its
+measuring started and ended (`start_s`, `end_s`, seconds from the first row's start,
+the GPU synchronised at both ends): the power state a row ran in depends on how busy
+the GPU was over the ~100 ms before it, host time between rows included
+(docs/validation.md, "Tried and not kept", 2026-11-29).
 
 `--dry-run` needs neither a GPU nor PyTorch: it runs the same shape lists and writes
 the same file, with times from a synthetic GPU (`--dry-peak-tflops` math at
@@ -26,6 +30,7 @@ import argparse
 import datetime
 import statistics
 import sys
+import time
 
 # (m, k, n): GEMMs of transformer training (tokens x hidden x projection) and
 # decode (a few rows), square best-shape references, and short-K shapes.
@@ -69,30 +74,39 @@ class DryRun:
         self.math = args.dry_peak_tflops * 1e12 * args.dry_compute
         self.hbm = args.dry_hbm_gbps * 1e9 * args.dry_hbm
         self.ramp = 2e-6  # a fixed kernel ramp, as real kernels have
+        self.calls = args.reps * (args.warmup + args.trials)
+        self.clock = 0.0  # the synthetic GPU's busy time: its rows back to back
 
     def describe(self):
         return {"gpu": "dry run (synthetic)", "driver": "-", "cuda": "-", "torch": "-"}
 
+    def now(self):
+        return self.clock
+
+    def _ran(self, *seconds):
+        self.clock += self.calls * sum(s for s in seconds if s is not None)
+        return seconds if len(seconds) > 1 else seconds[0]
+
     def gemm_seconds(self, m, k, n, dtype):
         b = DTYPES[dtype]
-        return max(2.0 * m * n * k / self.math, (m * k + k * n + m * n) * b / self.hbm) + self.ramp
+        return self._ran(max(2.0 * m * n * k / self.math, (m * k + k * n + m * n) * b / self.hbm) + self.ramp)
 
     def copy_seconds(self, nbytes):
-        return nbytes / self.hbm + self.ramp
+        return self._ran(nbytes / self.hbm + self.ramp)
 
     def attention_seconds(self, b, heads, seq, hd, dtype):
         fwd = 4.0 * b * heads * seq * seq * hd * 0.5  # causal: half the score matrix
-        return fwd / self.math + self.ramp, 2.5 * fwd / self.math + self.ramp
+        return self._ran(fwd / self.math + self.ramp, 2.5 * fwd / self.math + self.ramp)
 
     def pointwise_seconds(self, op, rows, width, dtype):
         b, elements = DTYPES[dtype], rows * width
         moved = {"layernorm": (2, 4), "rmsnorm": (2, 4), "gelu": (2, 3), "softmax": (2, 3),
                  "residual": (3, 3)}[op]  # elements read + written
         fwd, bwd = (elements * k * b / self.hbm + self.ramp for k in moved)
-        return fwd, (None if op == "residual" else bwd)
+        return self._ran(fwd, None if op == "residual" else bwd)
 
     def adam_seconds(self, params):
-        return params * 28 / self.hbm + self.ramp  # FP32 p, g, m, v read; p, m, v written
+        return self._ran(params * 28 / self.hbm + self.ramp)  # FP32 p, g, m, v read; p, m, v written
 
 
 class Torch:
@@ -115,6 +129,10 @@ class Torch:
             driver = "unknown"
         return {"gpu": props.name, "driver": driver, "cuda": t.version.cuda, "torch": t.__version__,
                 "cudnn": str(t.backends.cudnn.version()), "sm_count": str(props.multi_processor_count)}
+
+    def now(self):
+        self.torch.cuda.synchronize()
+        return time.perf_counter()
 
     def _time(self, fn):
         try:
@@ -249,21 +267,32 @@ def main():
     facts = backend.describe()
     only = set(args.only.split(","))
     rows = []
+    origin = backend.now()
+
+    def timed(measure, *shape):
+        """measure(*shape) and the span it took, as the row's last two fields."""
+        start = backend.now() - origin
+        value = measure(*shape)
+        return value, f"{start:.6f},{backend.now() - origin:.6f}"
+
     for m, k, n in GEMMS if "gemm" in only else []:
-        rows.append(f"gemm,{m},{k},{n},1,{args.dtype},,,{backend.gemm_seconds(m, k, n, args.dtype) * 1e3:.6f},,,,,,,")
+        sec, span = timed(backend.gemm_seconds, m, k, n, args.dtype)
+        rows.append(f"gemm,{m},{k},{n},1,{args.dtype},,,{sec * 1e3:.6f},,,,,,,,{span}")
     for nbytes in COPIES if "copy" in only else []:
-        rows.append(f"pointwise,,,,,{args.dtype},{nbytes},0,{backend.copy_seconds(nbytes) * 1e3:.6f},,,,,,,")
+        sec, span = timed(backend.copy_seconds, nbytes)
+        rows.append(f"pointwise,,,,,{args.dtype},{nbytes},0,{sec * 1e3:.6f},,,,,,,,{span}")
     for b, heads, seq, hd in ATTENTION if "attention" in only else []:
-        fwd, bwd = backend.attention_seconds(b, heads, seq, hd, args.dtype)
+        (fwd, bwd), span = timed(backend.attention_seconds, b, heads, seq, hd, args.dtype)
         for name, sec in (("fwd", fwd), ("bwd", bwd)):
-            rows.append(f"attention,,,,{b},{args.dtype},,,{sec * 1e3:.6f},,,{name},{heads},{seq},{hd},1")
+            rows.append(f"attention,,,,{b},{args.dtype},,,{sec * 1e3:.6f},,,{name},{heads},{seq},{hd},1,{span}")
     for op, n, width in POINTWISE if "pointwise" in only else []:
-        fwd, bwd = backend.pointwise_seconds(op, n, width, args.dtype)
+        (fwd, bwd), span = timed(backend.pointwise_seconds, op, n, width, args.dtype)
         for name, sec in (("fwd", fwd), ("bwd", bwd)):
             if sec is not None:
-                rows.append(f"pointwise,,,,,{args.dtype},,,{sec * 1e3:.6f},{op},{n * width},{name},,,,")
+                rows.append(f"pointwise,,,,,{args.dtype},,,{sec * 1e3:.6f},{op},{n * width},{name},,,,,{span}")
     for params in ADAM_PARAMS if "adam" in only else []:
-        rows.append(f"pointwise,,,,,fp32,,,{backend.adam_seconds(params) * 1e3:.6f},adam,{params},fwd,,,,")
+        sec, span = timed(backend.adam_seconds, params)
+        rows.append(f"pointwise,,,,,fp32,,,{sec * 1e3:.6f},adam,{params},fwd,,,,,{span}")
     with open(args.output, "w") as f:
         f.write("# rapid calibration measurements (tools/calibrate/calibrate.py)\n")
         f.write(f"# date: {datetime.date.today().isoformat()}\n")
@@ -271,7 +300,7 @@ def main():
             f.write(f"# {key}: {value}\n")
         f.write(f"# attention: scaled_dot_product_attention, {args.attention} backend\n")
         f.write(f"# timing: {args.reps} calls per CUDA graph, median of {args.trials} replays after {args.warmup}\n")
-        f.write("kind,m,k,n,batch,dtype,bytes,flops,latency_ms,op,elements,pass,heads,seq,head_dim,causal\n")
+        f.write("kind,m,k,n,batch,dtype,bytes,flops,latency_ms,op,elements,pass,heads,seq,head_dim,causal,start_s,end_s\n")
         f.write("\n".join(rows) + "\n")
     print(f"calibrate.py: {len(rows)} kernels on {facts['gpu']} -> {args.output}")
 
