@@ -367,6 +367,20 @@ static llvm::Expected<int> profiledDegree(TraceSet &set, llvm::ArrayRef<std::str
     for (int i = 0; i < t; ++i)
       if (key.second[size_t(i)] != key.second.front() + i) return layout(key, desc, "is not consecutive ranks");
   }
+  // A job whose profile names only its data-parallel groups: tensor-parallel
+  // groups of one rank each (a data-parallel job), or unnamed ones, which
+  // the replay could not tell from the world's.
+  if (t == w)
+    for (const auto &[key, desc] : groups)
+      if (isData(key.first, desc) && w % int(key.second.size()) == 0) {
+        t = w / int(key.second.size());
+        if (t > 1)
+          return error(fmt::format("{}: process group {} is data parallel over {} of the {} ranks, but the profile "
+                                   "names no tensor-parallel group ({} ranks each) beside it: their collectives cannot "
+                                   "be told from the world's",
+                                   set.source, describe(key, desc), key.second.size(), w, t));
+        break;
+      }
   for (const auto &[key, desc] : groups) {
     if (!isData(key.first, desc)) continue;
     bool strided = int(key.second.size()) == w / t && key.second.front() < t;
