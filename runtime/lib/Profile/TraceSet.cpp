@@ -446,10 +446,10 @@ llvm::Error reshardWorld(TraceSet &set, int tp, llvm::ArrayRef<std::string> data
     for (ProcessGroup &g : k.groups) {
       if (g.ranks.empty()) continue;
       std::vector<int> members;
-      if (int(g.ranks.size()) == w) {
-        for (int m = 0; m < world; ++m) members.push_back(m);
-      } else if (g.dataParallel) {
+      if (g.dataParallel) {
         for (int c = 0; c < copies; ++c) members.push_back(c * tp + j);
+      } else if (int(g.ranks.size()) == w) {
+        for (int m = 0; m < world; ++m) members.push_back(m);
       } else {
         for (int m = 0; m < tp; ++m) members.push_back(d * tp + m);
       }
