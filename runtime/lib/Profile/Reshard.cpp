@@ -30,14 +30,7 @@ static llvm::Expected<int> profiledDegree(TraceSet &set, llvm::ArrayRef<std::str
   auto isData = [&](const std::string &name, const std::string &desc) {
     return llvm::is_contained(dataParallel, name) || llvm::is_contained(dataParallel, desc);
   };
-  for (const std::string &d : dataParallel)
-    if (llvm::none_of(groups, [&](const auto &g) { return g.first.first == d || g.second == d; })) {
-      std::vector<std::string> all;
-      for (const auto &[key, desc] : groups) all.push_back(describeGroup(key, desc));
-      return error(fmt::format("{}: data-parallel group '{}' is neither the description nor the name of a process "
-                               "group the profile names{}{}",
-                               set.source, d, all.empty() ? "" : ": it has ", fmt::join(all, ", ")));
-    }
+  if (auto err = dataParallelNamed(set, dataParallel)) return err;
   auto layout = [&](const GroupKey &key, const std::string &desc, const char *why) {
     if (dataParallel.empty())
       return error(fmt::format("{}: process group {} has {} of the {} ranks and {}: say which groups are data "
@@ -91,7 +84,7 @@ llvm::Error reshardWorld(TraceSet &set, int tp, llvm::ArrayRef<std::string> data
   if (auto err = unnamedSpanWorld(set)) return err;
   auto degree = profiledDegree(set, dataParallel);
   if (!degree) return degree.takeError();
-  int t = *degree, copies = w / t;
+  int t = *degree, profiledCopies = w / t;
   if (world) {
     bool named = llvm::any_of(set.ranks.front().groups, [](const ProcessGroup &g) { return g.dataParallel; });
     if (!named)
@@ -104,11 +97,10 @@ llvm::Error reshardWorld(TraceSet &set, int tp, llvm::ArrayRef<std::string> data
                                "at most {}",
                                world, tp, kMaxScaledWorld));
   }
-  if (!world && int64_t(tp) * copies > kMaxScaledWorld)
+  int copies = world ? world / tp : profiledCopies;
+  if (int64_t(tp) * copies > kMaxScaledWorld)
     return error(fmt::format("tensor-parallel degree {} with {} data-parallel copies: {} ranks, past {}", tp, copies,
                              int64_t(tp) * copies, kMaxScaledWorld));
-  int profiledCopies = copies;
-  if (world) copies = world / tp;
   for (const KinetoTrace &k : set.ranks)
     for (const CommInfo &c : k.comms)
       if (c.peer >= 0)

@@ -251,30 +251,33 @@ std::string describeGroup(const GroupKey &k, const std::string &desc) {
   return fmt::format("'{}'{} (ranks {})", k.first, desc.empty() ? "" : " " + desc, fmt::join(k.second, ", "));
 }
 
+llvm::Error dataParallelNamed(const TraceSet &set, llvm::ArrayRef<std::string> dataParallel) {
+  NamedGroups groups = namedGroups(set);
+  for (const std::string &d : dataParallel)
+    if (llvm::none_of(groups, [&](const auto &g) { return g.first.first == d || g.second == d; })) {
+      std::vector<std::string> all;
+      for (const auto &[key, desc] : groups) all.push_back(describeGroup(key, desc));
+      return error(fmt::format("{}: data-parallel group '{}' is neither the description nor the name of a process "
+                               "group the profile names{}{}",
+                               set.source, d, all.empty() ? "" : ": it has ", fmt::join(all, ", ")));
+    }
+  return llvm::Error::success();
+}
+
 /// Decides which named groups grow: those spanning the profiled world, and
 /// those `dataParallel` names (by description or name).
 static llvm::Expected<std::map<GroupKey, GroupRule>> groupRules(const TraceSet &set,
                                                                 llvm::ArrayRef<std::string> dataParallel) {
+  if (auto err = dataParallelNamed(set, dataParallel)) return err;
   int w = int(set.ranks.size());
   std::map<GroupKey, GroupRule> rules;
   for (const auto &[key, desc] : namedGroups(set)) rules[key].desc = desc;
-  std::vector<bool> used(dataParallel.size(), false);
   std::vector<std::string> unsaid;
   for (auto &[key, rule] : rules) {
-    rule.grows = int(key.second.size()) == w;
-    for (size_t i = 0; i < dataParallel.size(); ++i)
-      if (dataParallel[i] == rule.desc || dataParallel[i] == key.first) rule.grows = used[i] = true;
+    rule.grows = int(key.second.size()) == w || llvm::is_contained(dataParallel, rule.desc) ||
+                 llvm::is_contained(dataParallel, key.first);
     if (!rule.grows) unsaid.push_back(describeGroup(key, rule.desc));
   }
-  for (size_t i = 0; i < dataParallel.size(); ++i)
-    if (!used[i]) {
-      std::vector<std::string> all;
-      for (auto &[key, rule] : rules) all.push_back(describeGroup(key, rule.desc));
-      return error(fmt::format("{}: data-parallel group '{}' is neither the description nor the name of a process "
-                               "group the profile names{}{}",
-                               set.source, dataParallel[i], all.empty() ? "" : ": it has ",
-                               fmt::join(all, ", ")));
-    }
   if (dataParallel.empty() && !unsaid.empty())
     return error(fmt::format("{}: process group{} {} do{} not span the profiled world: say which are data parallel "
                              "(they grow with the world; the others are copied with the job) by description or "
@@ -282,19 +285,6 @@ static llvm::Expected<std::map<GroupKey, GroupRule>> groupRules(const TraceSet &
                              set.source, unsaid.size() > 1 ? "s" : "", fmt::join(unsaid, ", "),
                              unsaid.size() > 1 ? "" : "es"));
   return rules;
-}
-
-/// The set's ranks made `world` many: the first `world` where fewer, else
-/// rank r running a copy of rank r mod the profiled world's profile.
-static void resizeWorld(TraceSet &set, int world) {
-  size_t w = set.ranks.size();
-  if (size_t(world) < w) set.ranks.resize(size_t(world));
-  set.ranks.reserve(size_t(world));
-  for (size_t r = w; r < size_t(world); ++r) {
-    KinetoTrace copy = set.ranks[r % w];
-    copy.rank = int(r);
-    set.ranks.push_back(std::move(copy));
-  }
 }
 
 llvm::Error scaleWorld(TraceSet &set, int world, llvm::ArrayRef<std::string> dataParallel) {
@@ -307,7 +297,12 @@ llvm::Error scaleWorld(TraceSet &set, int world, llvm::ArrayRef<std::string> dat
   if (auto err = unnamedSpanWorld(set)) return err;
   auto rules = groupRules(set, dataParallel);
   if (!rules) return rules.takeError();
-  resizeWorld(set, world);
+  set.ranks.reserve(size_t(world));
+  for (int r = w; r < world; ++r) { // rank r runs a copy of rank r mod w's profile
+    KinetoTrace copy = set.ranks[size_t(r % w)];
+    copy.rank = r;
+    set.ranks.push_back(std::move(copy));
+  }
   int copies = world / w;
   for (KinetoTrace &t : set.ranks) {
     t.worldSize = world;

@@ -19,4 +19,8 @@ llvm::Error unnamedSpanWorld(const TraceSet &set);
 /// A named group for messages: "'3' DATA_PARALLEL_GROUP (ranks 0, 2)".
 std::string describeGroup(const NamedGroups::key_type &k, const std::string &desc);
 
+/// An error for the first of `dataParallel` that is neither the description
+/// nor the name of a group the profile names, listing those it has.
+llvm::Error dataParallelNamed(const TraceSet &set, llvm::ArrayRef<std::string> dataParallel);
+
 } // namespace rapid::profile
