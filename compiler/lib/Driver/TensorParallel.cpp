@@ -141,7 +141,7 @@ llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiled
       "tensor parallel {} -> {} (rank 0): {} column- and {} row-parallel linears{}; {} matrix multiplies and "
       "attentions ({} kernels, {:.3f} ms profiled) re-costed at their new shapes on {}, {} other kernels, copies "
       "and memsets on sharded activations ({:.3f} ms{}) x{:.3g} past a {:.2f} us start, {} replicated as profiled "
-      "({:.3f} ms); collectives keep their bytes{}{}",
+      "({:.3f} ms); collectives keep their bytes{}{}{}",
       from, tp, first.columns, first.rows,
       first.backward + first.unmatchedBackward
           ? fmt::format(", {} backward nodes of the step's forward ops ({} others replicated)", first.backward,
@@ -152,12 +152,14 @@ llvm::Error reshardTensorParallel(TraceSet &set, int tp, const GpuSpec &profiled
       share, startNs / 1e3, replicated, double(replicatedNs) / 1e6,
       resized.allGathers ? fmt::format(" but {} all-gathers, whose rank's share x{:.3g}", resized.allGathers, share)
                          : "",
-      resized.dataParallel
+      resized.parameterShare
           ? fmt::format("; {} data-parallel collective{} over {} copies of the job, the rank's share of the "
                         "parameters x{:.3g}",
-                        resized.dataParallel, resized.dataParallel == 1 ? "" : "s", set.ranks.size() / size_t(tp),
-                        share)
-          : ""));
+                        resized.parameterShare, resized.parameterShare == 1 ? "" : "s",
+                        set.ranks.size() / size_t(tp * set.pipelineStages), share)
+          : "",
+      resized.sends ? fmt::format("; {} pipeline sends and receives of sequence shards x{:.3g}", resized.sends, share)
+                    : ""));
   return llvm::Error::success();
 }
 

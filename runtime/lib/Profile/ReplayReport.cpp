@@ -185,8 +185,13 @@ void printReplay(const TraceSet &set, const ReplayResult &r, bool json, llvm::ra
                                                      set.profiledTensorParallel < set.profiledWorld ? "s" : "",
                                                      set.profiledTensorParallel, set.tensorParallel,
                                                      set.profiledTensorParallel < set.profiledWorld
-                                                         ? fmt::format(" ({} data-parallel copies)",
-                                                                       set.ranks.size() / size_t(set.tensorParallel))
+                                                         ? fmt::format(" ({} data-parallel copies{})",
+                                                                       set.ranks.size() / size_t(set.tensorParallel *
+                                                                                                 set.pipelineStages),
+                                                                       set.pipelineStages > 1
+                                                                           ? fmt::format(" x {} pipeline stages",
+                                                                                         set.pipelineStages)
+                                                                           : "")
                                                          : "")
                     : int(set.ranks.size()) > set.profiledWorld
                         ? fmt::format("; the {} profiled ranks scaled to {}, rank r running rank r mod {}",

@@ -146,6 +146,14 @@ struct BackwardLane {
 
 } // namespace
 
+/// Megatron-LM's sequence parallelism: the embeddings scattered along the
+/// sequence, or a row-parallel output reduce-scattered along it.
+static bool sequenceParallel(const KinetoTrace &t) {
+  return llvm::any_of(t.tpMarkers, [](const TpMarker &m) {
+    return m.kind == TpMarker::Kind::SequenceScatter || m.kind == TpMarker::Kind::ReduceScatter;
+  });
+}
+
 llvm::Expected<TpRoles> tensorParallelRoles(const KinetoTrace &t) {
   using K = TpMarker::Kind;
   auto has = [&](K k) {
@@ -161,7 +169,7 @@ llvm::Expected<TpRoles> tensorParallelRoles(const KinetoTrace &t) {
                           "LinearWithGradAccumulationAndAsyncCommunication): nothing says which work is sharded");
   std::unordered_map<int64_t, Lane> byLane = lanes(t);
   TpRoles out;
-  out.sequenceParallel = has(K::SequenceScatter) != t.tpMarkers.end() || has(K::ReduceScatter) != t.tpMarkers.end();
+  out.sequenceParallel = sequenceParallel(t);
   for (const auto &[lane, l] : byLane)
     for (bool r : l.row) ++(r ? out.rows : out.columns);
   // Each backward node does the work of its forward node's kind.
@@ -224,20 +232,27 @@ llvm::Expected<ResizedCollectives> reshardCollectives(KinetoTrace &t, int from, 
     else if (e.comm < 0) notes[e.lane].push_back(&e);
   }
   // What each collective's bytes become: exactly from/to (a tensor-parallel
-  // all-gather) or to the byte (a data-parallel collective).
-  enum class Resize : uint8_t { Keep, Exact, Rounded };
+  // all-gather, a sequence-parallel job's pipeline send) or to the byte (a
+  // collective over the rank's share of the parameters).
+  enum class Resize : uint8_t { Keep, Gather, Send, Rounded };
+  bool sequence = sequenceParallel(t);
   std::vector<Resize> comm(t.comms.size(), Resize::Keep);
   std::vector<std::pair<Event *, Resize>> annotations;
   ResizedCollectives out;
   for (const Event &d : t.device) {
     llvm::StringRef name = t.name(d);
     if (d.kind != EventKind::Kernel || !isNcclKernel(name)) continue;
-    int32_t group = d.comm >= 0 ? t.comms[size_t(d.comm)].group : -1;
-    Resize how = group >= 0 && t.groups[size_t(group)].dataParallel ? Resize::Rounded
-                 : name.contains("_AllGather")                       ? Resize::Exact
-                                                                     : Resize::Keep;
+    const CommInfo *c = d.comm >= 0 ? &t.comms[size_t(d.comm)] : nullptr;
+    // A pipeline send carries the activations at a stage's end: the whole
+    // sequence on every tensor-parallel rank, or with sequence parallelism
+    // the rank's share of it (Megatron-LM's p2p tensor shape).
+    bool send = c && c->peer >= 0;
+    Resize how = send                                                   ? (sequence ? Resize::Send : Resize::Keep)
+                 : c && c->group >= 0 && t.groups[size_t(c->group)].parameterShare ? Resize::Rounded
+                 : name.contains("_AllGather")                                     ? Resize::Gather
+                                                                                   : Resize::Keep;
     if (how == Resize::Keep) continue;
-    ++(how == Resize::Rounded ? out.dataParallel : out.allGathers);
+    ++(send ? out.sends : how == Resize::Rounded ? out.parameterShare : out.allGathers);
     if (d.comm >= 0) comm[size_t(d.comm)] = how;
     auto call = callOf.find(d.correlation);
     if (call == callOf.end()) continue;
@@ -253,8 +268,8 @@ llvm::Expected<ResizedCollectives> reshardCollectives(KinetoTrace &t, int from, 
       return llvm::Error::success();
     }
     if ((bytes * from) % to)
-      return error(fmt::format("{}: an all-gather of {} B a rank at tensor parallel {} does not split evenly over {}",
-                               t.file, bytes, from, to));
+      return error(fmt::format("{}: {} of {} B a rank at tensor parallel {} does not split evenly over {}", t.file,
+                               how == Resize::Send ? "a pipeline send" : "an all-gather", bytes, from, to));
     bytes = bytes * from / to;
     return llvm::Error::success();
   };

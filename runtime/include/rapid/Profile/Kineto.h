@@ -79,9 +79,11 @@ struct ProcessGroup {
   /// Global ranks, ascending; empty where not recorded (or cut short past 30
   /// ranks and not an arithmetic progression).
   std::vector<int> ranks;
-  /// A tensor-parallel what-if's data-parallel group (reshardWorld): its
-  /// collectives move the rank's share of the sharded parameters.
-  bool dataParallel = false;
+  /// In a tensor-parallel what-if (reshardWorld), a group of one rank of
+  /// each tensor-parallel group it spans (data parallel, the embeddings the
+  /// first and last stage share): its collectives move the rank's share of
+  /// the sharded parameters.
+  bool parameterShare = false;
 };
 
 /// A Megatron-LM tensor-parallel autograd function's forward on a host

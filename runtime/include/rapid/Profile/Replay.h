@@ -27,6 +27,7 @@ struct TraceSet {
   int profiledWorld = 0;           ///< ranks profiled; those after them run copies (scaleWorld)
   int tensorParallel = 0;          ///< the degree reshardWorld ran the job at; 0: as profiled
   int profiledTensorParallel = 0;  ///< the degree it was profiled at (reshardWorld)
+  int pipelineStages = 1;          ///< the stages reshardWorld read from the sends between them
   std::vector<int> origin;         ///< after reshardWorld: the profiled rank each rank runs
   std::vector<std::string> whatIfs; ///< what was changed, one line each, for the report
 };

@@ -57,19 +57,21 @@ struct TpRoles {
 /// region of an unknown kind.
 llvm::Expected<TpRoles> tensorParallelRoles(const KinetoTrace &t);
 
-/// The world of a job re-sharded to tensor-parallel degree `tp`. Either the
-/// profiled world is one tensor-parallel group of W ranks, run on `tp`
-/// ranks (rank r runs rank r mod W's profile); or the profile names its
-/// process groups, `dataParallel` names the data-parallel ones (by
-/// description or name) and the others smaller than the world are
-/// tensor-parallel groups of T consecutive ranks (Megatron-LM's order), D =
-/// W / T of them: the job runs on tp x D ranks, rank d tp + j running rank
-/// d T + j mod T's profile, its tensor-parallel group d's tp ranks and its
-/// data-parallel group every j-th. With `world` (a multiple of `tp`; 0: as
-/// profiled) the job runs world / tp copies instead of D, copy d running
-/// copy d mod D's profiles, its data-parallel groups as many. Other layouts,
-/// unnamed collectives over fewer ranks than the world and point-to-point
-/// sends are errors.
+/// The world of a job re-sharded to tensor-parallel degree `tp`. The
+/// profiled world is read in Megatron-LM's order, rank (p D + d) T + j:
+/// P pipeline stages from the sends between them (the least distance of a
+/// send to its peer; one stage without sends), D data-parallel copies from
+/// the groups `dataParallel` names (by description or name), T the rest,
+/// with the other named groups smaller than the world checked to be whole
+/// tensor-parallel groups or one rank of each (the pipeline's, the shared
+/// embeddings'). A job profiled as one tensor-parallel group of W ranks
+/// runs on `tp` ranks. The job runs on tp x D x P ranks, rank (p D + d)
+/// tp + j running profiled rank (p D + d) T + j mod T; each group keeps its
+/// stages and spans the new tensor-parallel group where it spanned the old
+/// one. With `world` (a multiple of tp x P; 0: as profiled) the job runs
+/// world / (tp P) copies instead of D, copy d running copy d mod D's
+/// profiles, its data-parallel groups as many. Other layouts and unnamed
+/// collectives over fewer ranks than the world are errors.
 llvm::Error reshardWorld(TraceSet &set, int tp, llvm::ArrayRef<std::string> dataParallel = {}, int world = 0);
 
 /// An all-gather moves each rank's share of a whole that the degree does
@@ -79,11 +81,14 @@ llvm::Error reshardWorld(TraceSet &set, int tp, llvm::ArrayRef<std::string> data
 /// all-gathers (their nccl: annotations and record_param_comms); the count
 /// of all-gather kernels, or an error where the bytes do not split.
 /// All-reduces and reduce-scatters (whose bytes are the whole) keep theirs.
-/// In a data-parallel group (ProcessGroup::dataParallel) every collective
-/// moves the rank's share of the sharded parameters or their gradients:
-/// its bytes scale by from/to, rounded to the byte.
+/// In a group of one rank of each tensor-parallel group
+/// (ProcessGroup::parameterShare: data parallel, shared embeddings) every
+/// collective moves the rank's share of the sharded parameters or their
+/// gradients: its bytes scale by from/to, rounded to the byte. A pipeline
+/// send keeps its bytes, or with sequence parallelism (the rank's share of
+/// the sequence) scales them by from/to.
 struct ResizedCollectives {
-  size_t allGathers = 0, dataParallel = 0; ///< kernels of each kind resized
+  size_t allGathers = 0, parameterShare = 0, sends = 0; ///< kernels of each kind resized
 };
 llvm::Expected<ResizedCollectives> reshardCollectives(KinetoTrace &t, int from, int to);
 
