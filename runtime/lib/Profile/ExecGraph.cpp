@@ -157,13 +157,33 @@ private:
       const Event *note = annotationAt(call);
       const CommInfo *comm = d.comm >= 0 ? &t.comms[size_t(d.comm)] : nullptr;
       auto kind = ncclKind(name, note ? llvm::StringRef(t.name(*note)) : "", comm ? comm->collective : "");
+      // The sends and receives it carries, each paired by the replay with
+      // its peer's: its own, or a batch's (Event::batch).
+      std::vector<const CommInfo *> uses;
+      auto peerOp = [](const CommInfo &c) { return c.peer >= 0 && (c.collective == "send" || c.collective == "recv"); };
+      if (!kind && comm && peerOp(*comm)) uses.push_back(comm);
+      if (!kind && d.batch >= 0)
+        for (int32_t c : t.peerBatches[size_t(d.batch)])
+          if (peerOp(t.comms[size_t(c)])) uses.push_back(&t.comms[size_t(c)]);
+      std::vector<uint32_t> launchDeps = uses.size() > 1 ? deps : std::vector<uint32_t>{};
       n = add(kind ? Role::Collective : Role::PeerToPeer, NodeKind::Coll, false, d.lane, 0, std::move(deps), d.name);
       GraphNode &gn = g.nodes[n];
       gn.node.commType = int64_t(kind.value_or(CollKind::AllToAll));
-      bool paired = !kind && comm && comm->peer >= 0 && (comm->collective == "send" || comm->collective == "recv");
-      if (paired) {
-        gn.node.rapidTimeNs = trace::kAbsent; // the replay pairs it with its peer's
-        g.peers.push_back({n, comm->collective == "send", comm->peer, d.durNs, comm->bytes});
+      gn.node.commSize = 0;
+      gn.device = int32_t(di);
+      if (!uses.empty()) {
+        // A batch's ops start together; the stream moves on after the last.
+        std::vector<uint32_t> ops;
+        for (const CommInfo *c : uses) {
+          uint32_t m = ops.empty() ? n : add(Role::PeerToPeer, NodeKind::Coll, false, d.lane, 0, launchDeps, d.name);
+          g.nodes[m].node.commType = int64_t(CollKind::AllToAll);
+          g.nodes[m].node.commSize = 0;
+          g.nodes[m].node.rapidTimeNs = trace::kAbsent; // the replay pairs it with its peer's
+          g.nodes[m].device = int32_t(di);
+          g.peers.push_back({m, c->collective == "send", c->peer, d.durNs, c->bytes});
+          ops.push_back(m);
+        }
+        if (ops.size() > 1) n = add(Role::Launch, NodeKind::Metadata, false, d.lane, 0, std::move(ops));
       } else if (kind) {
         gn.node.rapidTimeNs = trace::kAbsent; // the replay sets the instance's time
         int64_t bytes = note && note->bytes >= 0 ? note->bytes : comm ? comm->bytes : -1;
@@ -171,13 +191,12 @@ private:
       } else {
         gn.node.rapidTimeNs = d.durNs; // replayed on its stream as measured
       }
-      gn.node.commSize = 0;
     } else {
       n = add(role, NodeKind::Comp, false, d.lane, d.durNs, std::move(deps), d.name);
       (role == Role::Kernel ? g.kernels : role == Role::Copy ? g.copies : g.memsets)++;
     }
     nodeOfDevice[di] = n;
-    g.nodes[n].device = int32_t(di);
+    if (g.nodes[n].role != Role::Launch) g.nodes[n].device = int32_t(di);
     lastOnStream[d.lane] = n;
     th.lastStream = d.lane;
     return n;

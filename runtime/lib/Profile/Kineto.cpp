@@ -8,6 +8,7 @@
 #include "rapid/Profile/Kineto.h"
 
 #include "KinetoArgs.h"
+#include "rapid/Profile/ExecGraph.h"
 #include "rapid/Support/Files.h"
 
 #include "llvm/Support/JSON.h"
@@ -170,6 +171,7 @@ public:
     };
     std::sort(t.host.begin(), t.host.end(), byLane);
     std::sort(t.device.begin(), t.device.end(), byLane);
+    batchPeers();
     return llvm::Error::success();
   }
 
@@ -351,6 +353,35 @@ private:
       e.op = op;
       if (e.comm < 0) e.comm = comm;
       t.device.push_back(e);
+    }
+  }
+
+  /// torch.distributed.batch_isend_irecv records each send and receive
+  /// (with its peer) and launches nothing until the batch ends, when one
+  /// SendRecv kernel carries them all: a SendRecv kernel that names no peer
+  /// of its own carries those recorded on its thread since the thread's
+  /// previous NCCL launch.
+  void batchPeers() {
+    std::unordered_map<int64_t, size_t> byCorrelation;
+    for (size_t i = 0; i < t.device.size(); ++i) byCorrelation[t.device[i].correlation] = i;
+    std::unordered_map<int64_t, std::vector<int32_t>> pending; // per thread
+    for (const Event &e : t.host) { // by (thread, start): a record before the launch inside it
+      if (e.kind == EventKind::Annotation && e.comm >= 0 && t.comms[size_t(e.comm)].peer >= 0) {
+        pending[e.lane].push_back(e.comm);
+        continue;
+      }
+      auto d = e.kind == EventKind::Runtime ? byCorrelation.find(e.correlation) : byCorrelation.end();
+      if (d == byCorrelation.end()) continue;
+      Event &k = t.device[d->second];
+      llvm::StringRef name = t.name(k);
+      if (k.kind != EventKind::Kernel || !isNcclKernel(name)) continue;
+      std::vector<int32_t> &ops = pending[e.lane];
+      bool own = k.comm >= 0 && t.comms[size_t(k.comm)].peer >= 0;
+      if (!own && !ops.empty() && name.contains("SendRecv")) {
+        k.batch = int32_t(t.peerBatches.size());
+        t.peerBatches.push_back(ops);
+      }
+      ops.clear();
     }
   }
 

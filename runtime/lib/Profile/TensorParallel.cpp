@@ -243,16 +243,12 @@ llvm::Expected<ResizedCollectives> reshardCollectives(KinetoTrace &t, int from, 
     llvm::StringRef name = t.name(d);
     if (d.kind != EventKind::Kernel || !isNcclKernel(name)) continue;
     const CommInfo *c = d.comm >= 0 ? &t.comms[size_t(d.comm)] : nullptr;
-    // A pipeline send carries the activations at a stage's end: the whole
-    // sequence on every tensor-parallel rank, or with sequence parallelism
-    // the rank's share of it (Megatron-LM's p2p tensor shape).
-    bool send = c && c->peer >= 0;
-    Resize how = send                                                   ? (sequence ? Resize::Send : Resize::Keep)
-                 : c && c->group >= 0 && t.groups[size_t(c->group)].parameterShare ? Resize::Rounded
+    if (c && c->peer >= 0) continue; // a send or receive: below
+    Resize how = c && c->group >= 0 && t.groups[size_t(c->group)].parameterShare ? Resize::Rounded
                  : name.contains("_AllGather")                                     ? Resize::Gather
                                                                                    : Resize::Keep;
     if (how == Resize::Keep) continue;
-    ++(send ? out.sends : how == Resize::Rounded ? out.parameterShare : out.allGathers);
+    ++(how == Resize::Rounded ? out.parameterShare : out.allGathers);
     if (d.comm >= 0) comm[size_t(d.comm)] = how;
     auto call = callOf.find(d.correlation);
     if (call == callOf.end()) continue;
@@ -279,6 +275,12 @@ llvm::Expected<ResizedCollectives> reshardCollectives(KinetoTrace &t, int from, 
                     annotations.end());
   for (auto [a, how] : annotations)
     if (auto err = scale(a->bytes, how)) return err;
+  // A pipeline send carries the activations at a stage's end: the whole
+  // sequence on every tensor-parallel rank, or with sequence parallelism
+  // the rank's share of it (Megatron-LM's p2p tensor shape). Each send and
+  // receive is its own record, batched into one kernel or not.
+  for (size_t c = 0; c < comm.size(); ++c)
+    if (sequence && t.comms[c].peer >= 0) comm[c] = Resize::Send, ++out.sends;
   for (size_t c = 0; c < comm.size(); ++c)
     if (auto err = scale(t.comms[c].bytes, comm[c])) return err;
   return out;

@@ -49,6 +49,9 @@ struct Event {
   /// (KinetoTrace::comms); -1: nothing.
   int32_t comm = -1;
   uint32_t index = 0;       ///< position in traceEvents, for messages
+  /// An NCCL send/receive kernel carrying a batch of them
+  /// (KinetoTrace::peerBatches); -1: none.
+  int32_t batch = -1;
 
   int64_t endNs() const { return startNs + durNs; }
 };
@@ -135,6 +138,11 @@ struct KinetoTrace {
   std::vector<ShapedOp> ops;    ///< matrix multiplies and attentions in the step with their shapes
   std::vector<ProcessGroup> groups; ///< process groups the profile names, each once
   std::vector<CommInfo> comms;      ///< Event::comm
+  /// Sends and receives batched into one NCCL kernel
+  /// (torch.distributed.batch_isend_irecv: each op's record_param_comms
+  /// names its peer, and one kernel under "nccl:coalesced" carries them
+  /// all): Event::batch, the ops' comms in call order.
+  std::vector<std::vector<int32_t>> peerBatches;
   std::vector<TpMarker> tpMarkers;  ///< by (lane, start)
   std::vector<AutogradOp> autograd; ///< by (lane, start)
   /// A what-if's factor on each device event's measured time (its index in
