@@ -60,6 +60,40 @@ Blocks blocking(llvm::StringRef call, const Event *work, llvm::StringRef workNam
   return Blocks::No;
 }
 
+} // namespace
+
+std::vector<int32_t> launchAnnotations(const KinetoTrace &t) {
+  // t.host is by (thread, start): a thread's annotations in start order
+  // (record_param_comms aside: the reader linked those already).
+  std::unordered_map<int64_t, std::vector<int32_t>> notes;
+  std::unordered_map<int64_t, size_t> callOf;
+  for (size_t i = 0; i < t.host.size(); ++i) {
+    const Event &e = t.host[i];
+    if (e.kind == EventKind::Runtime) callOf[e.correlation] = i;
+    else if (e.comm < 0) notes[e.lane].push_back(int32_t(i));
+  }
+  std::vector<int32_t> out(t.device.size(), -1);
+  for (size_t d = 0; d < t.device.size(); ++d) {
+    auto c = callOf.find(t.device[d].correlation);
+    if (c == callOf.end()) continue;
+    const Event &call = t.host[c->second];
+    auto it = notes.find(call.lane);
+    if (it == notes.end()) continue;
+    const std::vector<int32_t> &lane = it->second;
+    // The last to start of those holding the call.
+    auto after = std::upper_bound(lane.begin(), lane.end(), call.startNs,
+                                  [&](int64_t at, int32_t a) { return at < t.host[size_t(a)].startNs; });
+    while (after != lane.begin())
+      if (const Event &a = t.host[size_t(*--after)]; a.endNs() >= call.startNs) {
+        out[d] = *after;
+        break;
+      }
+  }
+  return out;
+}
+
+namespace {
+
 class Builder {
 public:
   Builder(const KinetoTrace &t, ExecGraph &g) : t(t), g(g) {}
@@ -71,10 +105,9 @@ public:
     // Host calls of every thread in time order, so "launched before" means
     // what it meant on the machine.
     std::vector<const Event *> calls;
-    for (const Event &e : t.host) {
+    for (const Event &e : t.host)
       if (e.kind == EventKind::Runtime) calls.push_back(&e);
-      else if (e.comm < 0) annotations[e.lane].push_back(&e); // the reader linked record_param_comms already
-    }
+    noteOf = launchAnnotations(t);
     std::sort(calls.begin(), calls.end(), [](const Event *a, const Event *b) {
       return std::tie(a->startNs, a->index) < std::tie(b->startNs, b->index);
     });
@@ -154,7 +187,7 @@ private:
     Role role = d.kind == EventKind::Memcpy ? Role::Copy : d.kind == EventKind::Memset ? Role::Set : Role::Kernel;
     uint32_t n;
     if (d.kind == EventKind::Kernel && isNcclKernel(name)) {
-      const Event *note = annotationAt(call);
+      const Event *note = noteOf[di] >= 0 ? &t.host[size_t(noteOf[di])] : nullptr;
       const CommInfo *comm = d.comm >= 0 ? &t.comms[size_t(d.comm)] : nullptr;
       auto kind = ncclKind(name, note ? llvm::StringRef(t.name(*note)) : "", comm ? comm->collective : "");
       // The sends and receives it carries, each paired by the replay with
@@ -196,18 +229,10 @@ private:
       (role == Role::Kernel ? g.kernels : role == Role::Copy ? g.copies : g.memsets)++;
     }
     nodeOfDevice[di] = n;
-    if (g.nodes[n].role != Role::Launch) g.nodes[n].device = int32_t(di);
+    g.nodes[n].device = int32_t(di); // a batch's join too: it ends with the kernel
     lastOnStream[d.lane] = n;
     th.lastStream = d.lane;
     return n;
-  }
-
-  /// The innermost "nccl:..." annotation around `call` on its thread.
-  const Event *annotationAt(const Event &call) {
-    const Event *found = nullptr;
-    for (const Event *a : annotations[call.lane])
-      if (a->startNs <= call.startNs && call.startNs <= a->endNs()) found = a;
-    return found;
   }
 
   /// Other threads that finished by `at` and that the main thread has not
@@ -295,7 +320,7 @@ private:
   std::unordered_map<int64_t, uint32_t> byCorrelation;
   static constexpr uint32_t kNone = UINT32_MAX;
   std::vector<uint32_t> nodeOfDevice; ///< per device event, its node (kNone before its launch)
-  std::map<int64_t, std::vector<const Event *>> annotations; ///< nccl:* ones, per thread
+  std::vector<int32_t> noteOf; ///< per device event, its launch's annotation (launchAnnotations)
 };
 
 } // namespace

@@ -214,6 +214,7 @@ llvm::Error reshardWorld(TraceSet &set, int tp, llvm::ArrayRef<std::string> data
         if (shape.world || llvm::is_contained(shape.stages, pp))
           for (int dd = d0; dd <= d1; ++dd)
             for (int m = j0; m <= j1; ++m) members.push_back(to.rank(pp, dd, m));
+      g.profiledSize = int(g.ranks.size());
       g.ranks = std::move(members);
       g.parameterShare = shape.parameterShare;
     }

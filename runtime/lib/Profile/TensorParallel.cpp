@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace rapid::profile {
@@ -225,42 +226,38 @@ llvm::Expected<TpRoles> tensorParallelRoles(const KinetoTrace &t) {
 }
 
 llvm::Expected<ResizedCollectives> reshardCollectives(KinetoTrace &t, int from, int to) {
-  std::unordered_map<int64_t, const Event *> callOf;
-  std::unordered_map<int64_t, std::vector<Event *>> notes; // each thread's annotations, as the graph reads them
-  for (Event &e : t.host) {
-    if (e.kind == EventKind::Runtime) callOf[e.correlation] = &e;
-    else if (e.comm < 0) notes[e.lane].push_back(&e);
-  }
+  std::vector<int32_t> noteOf = launchAnnotations(t);
   // What each collective's bytes become: exactly from/to (a tensor-parallel
   // all-gather, a sequence-parallel job's pipeline send) or to the byte (a
-  // collective over the rank's share of the parameters).
+  // collective over the rank's share of the parameters: from/to, and for
+  // an all-gather, whose input is a member's share, over the group's growth).
   enum class Resize : uint8_t { Keep, Gather, Send, Rounded };
   bool sequence = sequenceParallel(t);
   std::vector<Resize> comm(t.comms.size(), Resize::Keep);
-  std::vector<std::pair<Event *, Resize>> annotations;
+  std::vector<double> roundedBy(t.comms.size(), 1.0);
+  std::vector<std::tuple<Event *, Resize, double>> annotations;
   ResizedCollectives out;
-  for (const Event &d : t.device) {
+  for (size_t i = 0; i < t.device.size(); ++i) {
+    const Event &d = t.device[i];
     llvm::StringRef name = t.name(d);
     if (d.kind != EventKind::Kernel || !isNcclKernel(name)) continue;
     const CommInfo *c = d.comm >= 0 ? &t.comms[size_t(d.comm)] : nullptr;
     if (c && c->peer >= 0) continue; // a send or receive: below
-    Resize how = c && c->group >= 0 && t.groups[size_t(c->group)].parameterShare ? Resize::Rounded
-                 : name.contains("_AllGather")                                     ? Resize::Gather
-                                                                                   : Resize::Keep;
+    const ProcessGroup *g = c && c->group >= 0 ? &t.groups[size_t(c->group)] : nullptr;
+    bool gather = name.contains("_AllGather");
+    Resize how = g && g->parameterShare ? Resize::Rounded : gather ? Resize::Gather : Resize::Keep;
     if (how == Resize::Keep) continue;
     ++(how == Resize::Rounded ? out.parameterShare : out.allGathers);
-    if (d.comm >= 0) comm[size_t(d.comm)] = how;
-    auto call = callOf.find(d.correlation);
-    if (call == callOf.end()) continue;
-    Event *found = nullptr; // the innermost: the last to start of those holding the call (ExecGraph's rule)
-    for (Event *a : notes[call->second->lane])
-      if (a->startNs <= call->second->startNs && call->second->startNs <= a->endNs()) found = a;
-    if (found) annotations.emplace_back(found, how);
+    double by = double(from) / to;
+    if (how == Resize::Rounded && gather && g->profiledSize > 0 && !g->ranks.empty())
+      by *= double(g->profiledSize) / double(g->ranks.size());
+    if (d.comm >= 0) comm[size_t(d.comm)] = how, roundedBy[size_t(d.comm)] = by;
+    if (noteOf[i] >= 0) annotations.emplace_back(&t.host[size_t(noteOf[i])], how, by);
   }
-  auto scale = [&](int64_t &bytes, Resize how) -> llvm::Error {
+  auto scale = [&](int64_t &bytes, Resize how, double by) -> llvm::Error {
     if (bytes < 0 || how == Resize::Keep) return llvm::Error::success();
     if (how == Resize::Rounded) {
-      bytes = std::max<int64_t>(bytes > 0, std::llround(double(bytes) * from / to));
+      bytes = std::max<int64_t>(bytes > 0, std::llround(double(bytes) * by));
       return llvm::Error::success();
     }
     if ((bytes * from) % to)
@@ -271,10 +268,10 @@ llvm::Expected<ResizedCollectives> reshardCollectives(KinetoTrace &t, int from, 
   };
   std::sort(annotations.begin(), annotations.end());
   annotations.erase(std::unique(annotations.begin(), annotations.end(),
-                                [](const auto &a, const auto &b) { return a.first == b.first; }),
+                                [](const auto &a, const auto &b) { return std::get<0>(a) == std::get<0>(b); }),
                     annotations.end());
-  for (auto [a, how] : annotations)
-    if (auto err = scale(a->bytes, how)) return err;
+  for (auto [a, how, by] : annotations)
+    if (auto err = scale(a->bytes, how, by)) return err;
   // A pipeline send carries the activations at a stage's end: the whole
   // sequence on every tensor-parallel rank, or with sequence parallelism
   // the rank's share of it (Megatron-LM's p2p tensor shape). Each send and
@@ -282,7 +279,7 @@ llvm::Expected<ResizedCollectives> reshardCollectives(KinetoTrace &t, int from, 
   for (size_t c = 0; c < comm.size(); ++c)
     if (sequence && t.comms[c].peer >= 0) comm[c] = Resize::Send, ++out.sends;
   for (size_t c = 0; c < comm.size(); ++c)
-    if (auto err = scale(t.comms[c].bytes, comm[c])) return err;
+    if (auto err = scale(t.comms[c].bytes, comm[c], roundedBy[c])) return err;
   return out;
 }
 

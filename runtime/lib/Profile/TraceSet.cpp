@@ -6,6 +6,7 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <iterator>
 #include <map>
@@ -287,6 +288,35 @@ static llvm::Expected<std::map<GroupKey, GroupRule>> groupRules(const TraceSet &
   return rules;
 }
 
+/// An all-gather moves each member's share of a whole (its input, as
+/// PyTorch records it): in a group that grows with the world (FSDP's and
+/// ZeRO-3's parameter gathers over data parallelism) the shares, and so its
+/// bytes, shrink by the copies, to the byte. Returns the kernels resized.
+static size_t shrinkGrowingGathers(KinetoTrace &t, const std::map<GroupKey, GroupRule> &rules, int copies) {
+  std::vector<int32_t> noteOf = launchAnnotations(t);
+  std::vector<bool> comm(t.comms.size(), false), note(t.host.size(), false);
+  size_t kernels = 0;
+  for (size_t i = 0; i < t.device.size(); ++i) {
+    const Event &d = t.device[i];
+    if (d.kind != EventKind::Kernel || !isNcclKernel(t.name(d)) || !llvm::StringRef(t.name(d)).contains("_AllGather")) continue;
+    const CommInfo *c = d.comm >= 0 ? &t.comms[size_t(d.comm)] : nullptr;
+    const ProcessGroup *g = c && c->group >= 0 ? &t.groups[size_t(c->group)] : nullptr;
+    // Unnamed communicators span the world (unnamedSpanWorld), which grows.
+    if (g && !g->ranks.empty() && !rules.at({g->name, g->ranks}).grows) continue;
+    ++kernels;
+    if (c) comm[size_t(d.comm)] = true;
+    if (noteOf[i] >= 0) note[size_t(noteOf[i])] = true;
+  }
+  auto shrink = [&](int64_t &bytes) {
+    if (bytes > 0) bytes = std::max<int64_t>(1, std::llround(double(bytes) / copies));
+  };
+  for (size_t c = 0; c < comm.size(); ++c)
+    if (comm[c]) shrink(t.comms[c].bytes);
+  for (size_t h = 0; h < note.size(); ++h)
+    if (note[h]) shrink(t.host[h].bytes);
+  return kernels;
+}
+
 llvm::Error scaleWorld(TraceSet &set, int world, llvm::ArrayRef<std::string> dataParallel) {
   int w = int(set.ranks.size());
   if (w != set.profiledWorld) return error("scaleWorld: the set is scaled already");
@@ -297,6 +327,12 @@ llvm::Error scaleWorld(TraceSet &set, int world, llvm::ArrayRef<std::string> dat
   if (auto err = unnamedSpanWorld(set)) return err;
   auto rules = groupRules(set, dataParallel);
   if (!rules) return rules.takeError();
+  size_t gathers = 0;
+  for (KinetoTrace &t : set.ranks) gathers += shrinkGrowingGathers(t, *rules, world / w);
+  if (gathers)
+    set.whatIfs.push_back(fmt::format("{} all-gathers over groups that grow with the world (of the {} profiled ranks) "
+                                      "gather each member's share, x1/{}",
+                                      gathers, w, world / w));
   set.ranks.reserve(size_t(world));
   for (int r = w; r < world; ++r) { // rank r runs a copy of rank r mod w's profile
     KinetoTrace copy = set.ranks[size_t(r % w)];

@@ -35,6 +35,12 @@ const char *roleName(Role r);
 /// the replay runs as communication.
 bool isNcclKernel(llvm::StringRef kernel);
 inline bool onDevice(Role r) { return r >= Role::Kernel; }
+
+/// For each of `t`'s device events, the annotation (index into `t.host`) a
+/// collective's size is read from: of the annotations holding the call that
+/// launched it, the last to start (record_param_comms aside); -1: none.
+/// What-ifs that change a collective's bytes change them there too.
+std::vector<int32_t> launchAnnotations(const KinetoTrace &t);
 inline bool communicates(Role r) { return r == Role::Collective || r == Role::PeerToPeer; }
 
 struct GraphNode {

@@ -87,6 +87,8 @@ struct ProcessGroup {
   /// first and last stage share): its collectives move the rank's share of
   /// the sharded parameters.
   bool parameterShare = false;
+  /// In a tensor-parallel what-if, the ranks it had as profiled (0: not re-sharded).
+  int profiledSize = 0;
 };
 
 /// A Megatron-LM tensor-parallel autograd function's forward on a host

@@ -56,7 +56,8 @@ inline constexpr int kMaxScaledWorld = 1024;
 /// gaining the same members of every copy, where `dataParallel` lists its
 /// description or name, or is copied with the job (tensor, pipeline, expert
 /// parallel); listing none while such groups exist is an error naming them.
-/// A smaller communicator the profile does not name has no rule and is an
+/// An all-gather in a group that grows moves a member's share of the same
+/// whole: its bytes shrink by the copies. A smaller communicator the profile does not name has no rule and is an
 /// error. Whether the world's communicators are data-parallel is the
 /// caller's statement; a job whose whole world is one tensor-parallel group
 /// is not (docs/trace-replay.md).

@@ -84,7 +84,9 @@ llvm::Error reshardWorld(TraceSet &set, int tp, llvm::ArrayRef<std::string> data
 /// In a group of one rank of each tensor-parallel group
 /// (ProcessGroup::parameterShare: data parallel, shared embeddings) every
 /// collective moves the rank's share of the sharded parameters or their
-/// gradients: its bytes scale by from/to, rounded to the byte. A pipeline
+/// gradients: its bytes scale by from/to, rounded to the byte (an
+/// all-gather's, a member's share, also by its group's profiled size over
+/// its size now, ProcessGroup::profiledSize). A pipeline
 /// send keeps its bytes, or with sequence parallelism (the rank's share of
 /// the sequence) scales them by from/to.
 struct ResizedCollectives {
