@@ -140,8 +140,8 @@ static llvm::Expected<std::pair<Layout, Shapes>> profiledLayout(const TraceSet &
         return layoutError(key, desc, fmt::format("holds {} of the {} data-parallel copies", copies.size(), l.d));
     }
     g.allCopies = data || (!g.world && l.d > 1 && int(copies.size()) == l.d);
-    // A group of one rank of each stage's tensor-parallel group: at degree
-    // 1 that is every group within one copy of one stage.
+    // A whole tensor-parallel group; at degree 1, where every group holds
+    // one rank of it, the groups within one copy of one stage are taken so.
     g.allTensor = g.world || (!data && (l.t > 1 ? int(members.size()) == l.t : stages.size() == 1 && copies.size() == 1));
     g.parameterShare = data || (!g.world && !g.allTensor && n > 1);
     tensorGroup |= l.t > 1 && !g.world && g.allTensor;
