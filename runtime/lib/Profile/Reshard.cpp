@@ -77,11 +77,11 @@ static llvm::Expected<int> stageSize(const TraceSet &set) {
 /// inside a stage (the stage when there are none).
 static llvm::Expected<std::pair<Layout, Shapes>> profiledLayout(const TraceSet &set,
                                                               llvm::ArrayRef<std::string> dataParallel) {
-  if (auto err = dataParallelNamed(set, dataParallel)) return err;
+  NamedGroups groups = namedGroups(set);
+  if (auto err = dataParallelNamed(set, groups, dataParallel)) return err;
   auto s = stageSize(set);
   if (!s) return s.takeError();
   int w = int(set.ranks.size());
-  NamedGroups groups = namedGroups(set);
   auto isData = [&](const GroupKey &key, const std::string &desc) {
     return llvm::is_contained(dataParallel, key.first) || llvm::is_contained(dataParallel, desc);
   };

@@ -276,10 +276,10 @@ llvm::Expected<ResizedCollectives> reshardCollectives(KinetoTrace &t, int from, 
   // sequence on every tensor-parallel rank, or with sequence parallelism
   // the rank's share of it (Megatron-LM's p2p tensor shape). Each send and
   // receive is its own record, batched into one kernel or not.
-  for (size_t c = 0; c < comm.size(); ++c)
+  for (size_t c = 0; c < comm.size(); ++c) {
     if (sequence && t.comms[c].peer >= 0) comm[c] = Resize::Send, ++out.sends;
-  for (size_t c = 0; c < comm.size(); ++c)
     if (auto err = scale(t.comms[c].bytes, comm[c], roundedBy[c])) return err;
+  }
   return out;
 }
 

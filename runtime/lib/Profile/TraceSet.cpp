@@ -252,8 +252,8 @@ std::string describeGroup(const GroupKey &k, const std::string &desc) {
   return fmt::format("'{}'{} (ranks {})", k.first, desc.empty() ? "" : " " + desc, fmt::join(k.second, ", "));
 }
 
-llvm::Error dataParallelNamed(const TraceSet &set, llvm::ArrayRef<std::string> dataParallel) {
-  NamedGroups groups = namedGroups(set);
+llvm::Error dataParallelNamed(const TraceSet &set, const NamedGroups &groups,
+                              llvm::ArrayRef<std::string> dataParallel) {
   for (const std::string &d : dataParallel)
     if (llvm::none_of(groups, [&](const auto &g) { return g.first.first == d || g.second == d; })) {
       std::vector<std::string> all;
@@ -269,10 +269,11 @@ llvm::Error dataParallelNamed(const TraceSet &set, llvm::ArrayRef<std::string> d
 /// those `dataParallel` names (by description or name).
 static llvm::Expected<std::map<GroupKey, GroupRule>> groupRules(const TraceSet &set,
                                                                 llvm::ArrayRef<std::string> dataParallel) {
-  if (auto err = dataParallelNamed(set, dataParallel)) return err;
+  NamedGroups groups = namedGroups(set);
+  if (auto err = dataParallelNamed(set, groups, dataParallel)) return err;
   int w = int(set.ranks.size());
   std::map<GroupKey, GroupRule> rules;
-  for (const auto &[key, desc] : namedGroups(set)) rules[key].desc = desc;
+  for (const auto &[key, desc] : groups) rules[key].desc = desc;
   std::vector<std::string> unsaid;
   for (auto &[key, rule] : rules) {
     rule.grows = int(key.second.size()) == w || llvm::is_contained(dataParallel, rule.desc) ||

@@ -20,7 +20,8 @@ llvm::Error unnamedSpanWorld(const TraceSet &set);
 std::string describeGroup(const NamedGroups::key_type &k, const std::string &desc);
 
 /// An error for the first of `dataParallel` that is neither the description
-/// nor the name of a group the profile names, listing those it has.
-llvm::Error dataParallelNamed(const TraceSet &set, llvm::ArrayRef<std::string> dataParallel);
+/// nor the name of one of the profile's `groups` (namedGroups), listing them.
+llvm::Error dataParallelNamed(const TraceSet &set, const NamedGroups &groups,
+                              llvm::ArrayRef<std::string> dataParallel);
 
 } // namespace rapid::profile
