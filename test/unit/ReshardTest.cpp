@@ -30,6 +30,11 @@ TraceSet pipelined() {
   return llvm::cantFail(makeTraceSet("pp", std::move(ranks)));
 }
 
+std::string reshardError(TraceSet set, std::vector<std::string> dataParallel) {
+  llvm::Error err = reshardWorld(set, 4, dataParallel);
+  return err ? llvm::toString(std::move(err)) : "";
+}
+
 const ProcessGroup &group(const KinetoTrace &k, const char *name) {
   for (const ProcessGroup &g : k.groups)
     if (g.name == name) return g;
@@ -78,5 +83,28 @@ TEST(Reshard, GroupsOutsideTheLayoutAreErrors) {
   llvm::Error err = reshardWorld(set, 4, {"DATA_PARALLEL_GROUP"});
   ASSERT_TRUE(bool(err));
   EXPECT_NE(llvm::toString(std::move(err)).find("is not whole stages, copies and tensor-parallel groups"),
+            std::string::npos);
+}
+
+TEST(Reshard, LayoutErrorsSayWhatDoesNotFit) {
+  // A send three ranks on: stages of three do not divide eight ranks.
+  TraceSet uneven = pipelined();
+  uneven.ranks[0].comms[0].peer = 3;
+  EXPECT_NE(reshardError(uneven, {"DATA_PARALLEL_GROUP"}).find("pipeline stages of 3 ranks do not divide the world of 8"),
+            std::string::npos);
+  // Data-parallel groups of two sizes.
+  EXPECT_NE(reshardError(pipelined(), {"DATA_PARALLEL_GROUP", "MODEL_PARALLEL_GROUP"})
+                .find("(ranks 0, 1, 4, 5) has 4 ranks where 'dp' DATA_PARALLEL_GROUP (ranks 0, 2) has 2"),
+            std::string::npos);
+  // Stages and copies, but the tensor-parallel groups unnamed (the
+  // model-parallel group spans them with the stages: not one of them).
+  TraceSet untold = pipelined();
+  for (KinetoTrace &k : untold.ranks) k.groups.erase(k.groups.begin());
+  EXPECT_NE(reshardError(untold, {"DATA_PARALLEL_GROUP"}).find("but the profile names no tensor-parallel group (2 ranks each)"),
+            std::string::npos);
+  // Stages alone (one copy), the tensor-parallel groups unnamed.
+  TraceSet stagesOnly = pipelined();
+  for (KinetoTrace &k : stagesOnly.ranks) k.groups = {k.groups[2]};
+  EXPECT_NE(reshardError(stagesOnly, {}).find("pipeline stages of 4 ranks, but the profile names no tensor-parallel group"),
             std::string::npos);
 }

@@ -144,7 +144,7 @@ static llvm::Expected<std::pair<Layout, Shapes>> profiledLayout(const TraceSet &
     // one rank of it, the groups within one copy of one stage are taken so.
     g.allTensor = g.world || (!data && (l.t > 1 ? int(members.size()) == l.t : stages.size() == 1 && copies.size() == 1));
     g.parameterShare = data || (!g.world && !g.allTensor && n > 1);
-    tensorGroup |= l.t > 1 && !g.world && g.allTensor;
+    tensorGroup |= l.t > 1 && !g.world && g.allTensor && stages.size() == 1 && copies.size() == 1;
     shapes[key] = std::move(g);
   }
   if (l.t > 1 && l.t < w && !tensorGroup) {
